@@ -1,0 +1,240 @@
+/* sim_internal.h: the World's data structures, shared by the files of
+ * runtime/src/sim/ and by nothing else. Internal functions are prefixed
+ * sim_ and hidden from the library's exports. */
+#ifndef OXL_SIM_INTERNAL_H
+#define OXL_SIM_INTERNAL_H
+
+#include "oxl_sim.h"
+
+#define SIM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Sequence numbers fill the low 40 bits of a tie key; the seeded tie draw
+ * fills the high 24. 2^40 scheduled events is the world's hard limit. */
+#define SIM_SEQ_BITS 40
+#define SIM_SEQ_MASK ((UINT64_C(1) << SIM_SEQ_BITS) - 1)
+#define SIM_INLINE_PAYLOAD 40
+
+/* ---- interned labels: id order is first-use order, so deterministic ---- */
+typedef struct sim_label {
+    char *text;
+    uint64_t hash; /* content hash, folded into the trace hash */
+} sim_label;
+
+typedef struct sim_labels {
+    sim_label *items; /* items[0] is the empty label */
+    uint32_t count, cap;
+    uint32_t *index;  /* open addressing: label id or 0 */
+    uint32_t index_cap;
+} sim_labels;
+
+uint32_t sim_label_intern(sim_labels *l, const char *text);
+uint64_t sim_text_hash(const char *text, size_t len);
+
+/* ---- events ---- */
+typedef enum sim_event_type {
+    SIM_BOOT = 1,  /* first boot of a node */
+    SIM_DELIVER,   /* a message arrives */
+    SIM_TIMER,     /* a node's timer */
+    SIM_CALL,      /* a test-level callback */
+    SIM_UNBLOCK,   /* a timed partition ends */
+    SIM_KILL,      /* a scheduled kill */
+    SIM_RESTART,   /* a scheduled restart */
+    SIM_WAKE,      /* the scheduler's wakeup of a task */
+} sim_event_type;
+
+/* The task scheduler's door into the event queue: fn(w, arg, tag) at time
+ * t, traced as a task event of node with the tag. */
+typedef void (*sim_wake_fn)(oxl_world *w, void *arg, uint64_t tag);
+
+typedef struct sim_event {
+    uint8_t type;
+    uint8_t cancelled;
+    oxl_node_id node;      /* target node */
+    oxl_node_id from;      /* sender of a message */
+    uint32_t incarnation;  /* timers: the incarnation that set it */
+    uint32_t gen;          /* bumped when the slot is reused (timer ids) */
+    uint32_t label;
+    uint32_t len;          /* message length */
+    uint64_t seq;
+    union {
+        struct {
+            void *heap_data;                     /* NULL when inline */
+            unsigned char inline_data[SIM_INLINE_PAYLOAD];
+        } msg;
+        struct {
+            oxl_timer_fn fn;
+            void *arg;
+        } timer;
+        struct {
+            oxl_world_fn fn;
+            void *arg;
+        } call;
+        struct {
+            uint32_t partition;  /* index into world.partitions */
+        } unblock;
+        struct {
+            sim_wake_fn fn;
+            void *arg;
+            uint64_t tag;
+        } wake;
+    } u;
+} sim_event;
+
+typedef struct sim_heap_item {
+    oxl_time_ns time;
+    uint64_t tie;  /* (seeded draw << 40) | seq, or seq alone */
+    uint32_t slot; /* index into the event pool */
+} sim_heap_item;
+
+/* ---- disk ---- */
+typedef struct sim_kv_entry {
+    char *key;
+    unsigned char *val;
+    size_t len;
+} sim_kv_entry;
+
+typedef struct sim_kv {
+    sim_kv_entry *items; /* sorted by key */
+    size_t count, cap;
+} sim_kv;
+
+typedef enum sim_disk_op_type { SIM_DISK_PUT, SIM_DISK_APPEND, SIM_DISK_DEL } sim_disk_op_type;
+
+typedef struct sim_disk_op {
+    sim_disk_op_type type;
+    char *key;
+    unsigned char *val;
+    size_t len;
+} sim_disk_op;
+
+struct oxl_disk {
+    oxl_world *world;
+    oxl_node_id node;
+    sim_kv durable; /* what survives a crash */
+    sim_kv current; /* what reads see: durable plus the unsynced writes */
+    sim_disk_op *pending;
+    size_t npending, pending_cap;
+    double write_fail_p, sync_fail_p;
+    oxl_rng rng; /* crash prefixes and failure dice: its own stream */
+};
+
+void sim_disk_init(oxl_disk *d, oxl_world *w, oxl_node_id node);
+void sim_disk_destroy(oxl_disk *d);
+void sim_disk_crash(oxl_disk *d);
+
+/* ---- nodes ---- */
+typedef struct sim_node {
+    char name[OXL_SIM_NAME_MAX + 1];
+    uint32_t label;
+    oxl_process_factory factory;
+    void *factory_arg;
+    oxl_process *proc;
+    uint32_t incarnation; /* 1 at first boot, +1 at every restart */
+    bool up;
+    oxl_dur_ns skew;
+    oxl_rng rng;
+    oxl_disk *disk;
+} sim_node;
+
+typedef struct sim_link {
+    oxl_time_ns last_delivery; /* FIFO: the next delivery is later than this */
+    uint32_t blocks;           /* active partitions and blocks on this link */
+} sim_link;
+
+typedef struct sim_partition {
+    oxl_node_id *a, *b;
+    uint32_t na, nb;
+    uint64_t heal_epoch; /* an oxl_net_heal in between voids the timed end */
+} sim_partition;
+
+typedef struct sim_invariant {
+    uint32_t label;
+    oxl_invariant_fn fn;
+    void *arg;
+} sim_invariant;
+
+typedef struct sim_trace {
+    oxl_trace_event *ring; /* capacity is a power of two */
+    uint64_t mask;
+    uint64_t count;
+    uint64_t hash;
+} sim_trace;
+
+struct oxl_world {
+    oxl_world_options opt;
+    oxl_time_ns now;
+    uint64_t next_seq;
+    uint64_t events_run;
+
+    sim_heap_item *heap;
+    size_t heap_len, heap_cap;
+    sim_event *pool;
+    uint32_t pool_len, pool_cap;
+    uint32_t *free_slots;
+    uint32_t free_len;
+
+    sim_node *nodes;
+    int nnodes, nodes_cap;
+    sim_link *links; /* links[from * links_stride + to] */
+    int links_stride;
+
+    /* network configuration */
+    oxl_dur_ns lat_min, lat_max;
+    double drop_p, dup_p, reorder_p;
+    sim_partition *partitions;
+    uint32_t npartitions, partitions_cap;
+    uint64_t heal_epoch;
+
+    sim_invariant invariants[OXL_SIM_MAX_INVARIANTS];
+    int ninvariants;
+
+    oxl_rng tie_rng, net_rng, fault_rng, dead_rng;
+
+    char *failure;
+    sim_trace trace;
+    sim_labels labels;
+
+    oxl_node_id running_node;    /* node whose callback is on the stack */
+    oxl_process **doomed;        /* processes killed from their own callback */
+    size_t ndoomed, doomed_cap;
+
+    char **strings; /* oxl_world_strf results */
+    size_t nstrings, strings_cap;
+};
+
+/* world.c */
+void sim_oom(void) __attribute__((noreturn));
+void *sim_xmalloc(size_t n);
+void *sim_xcalloc(size_t n, size_t size);
+void *sim_xrealloc(void *p, size_t n);
+char *sim_xstrdup(const char *s);
+int sim_misuse(oxl_world *w, const char *call, const char *fmt, ...) OXL_PRINTF(3, 4);
+bool sim_valid_node(const oxl_world *w, oxl_node_id n);
+uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev); /* returns the slot */
+sim_node *sim_live_node(oxl_ctx c);
+void sim_fail_text(oxl_world *w, char *owned_text);
+/* Destroys processes killed while one of their callbacks was running. */
+void sim_destroy_doomed(oxl_world *w);
+/* Returns a handle for sim_cancel_event. */
+uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag);
+/* Cancels a queued timer or wake by handle; a stale handle does nothing. */
+void sim_cancel_event(oxl_world *w, uint64_t handle);
+/* The time of the next queued event; false when the queue is empty. */
+bool sim_next_event_time(const oxl_world *w, oxl_time_ns *t);
+uint32_t sim_intern(oxl_world *w, const char *label);
+
+/* net.c */
+bool sim_net_send(oxl_world *w, oxl_node_id from, oxl_node_id to, const void *data, size_t len);
+void sim_net_deliver(oxl_world *w, sim_event *ev, const void *data);
+void sim_net_unblock(oxl_world *w, uint32_t partition);
+void sim_net_grow(oxl_world *w, int nodes);
+void sim_net_free(oxl_world *w);
+
+/* trace.c */
+void sim_trace_init(sim_trace *t, uint32_t capacity);
+void sim_trace_free(sim_trace *t);
+void sim_trace_record(oxl_world *w, oxl_event_kind kind, oxl_node_id node, oxl_node_id peer,
+                      uint64_t seq, uint64_t arg, uint32_t label);
+
+#endif
