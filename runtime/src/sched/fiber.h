@@ -1,0 +1,131 @@
+/* fiber.h: stackful coroutines ("fibers"), the layer the deterministic task
+ * scheduler runs tasks on. Internal to the runtime.
+ *
+ * A fiber is a stack plus a saved register context. Switching is explicit
+ * and symmetric: the running code names the fiber it leaves and the one it
+ * resumes, so nothing here keeps a notion of "current fiber" (that is the
+ * scheduler's job) and nothing is global. A switch is a plain register swap
+ * written in assembly on x86-64 and AArch64 (no syscalls, no signal mask);
+ * other targets fall back to ucontext.
+ *
+ * Lifecycle:
+ *   - The thread that drives fibers describes its own context once with
+ *     sched_fiber_init_main; that descriptor is what fibers switch back to.
+ *   - sched_fiber_create maps a stack (guard page below it, canary word at
+ *     its lowest usable address) and prepares the first entry into fn(arg).
+ *   - fn must never return: it ends with sched_fiber_exit_to. A fiber left by
+ *     sched_fiber_switch is suspended and may be resumed later, or abandoned
+ *     forever (a task killed while blocked).
+ *   - A fiber that is not running (finished, suspended or never started) may
+ *     be sched_fiber_reset to run a new entry on the same stack (pooling), or
+ *     sched_fiber_free'd. Abandoning is just that: reset or free it; nothing
+ *     on the abandoned stack is unwound (no cleanup of its frames runs).
+ *
+ * Floating point: each fiber has its own floating-point controls (x86-64:
+ * x87 control word and MXCSR control bits; AArch64: FPCR), so a rounding
+ * mode set with fesetround in one fiber does not leak into another. A new
+ * or reset fiber starts with the controls of the code that called
+ * create/reset, as a new POSIX thread inherits its creator's. The exception
+ * flags (fetestexcept) are not switched: like any callee, a switch may
+ * change them, so test them only over code that does not switch. (The
+ * ucontext fallback happens to switch the flags too.) */
+#ifndef OXL_SCHED_FIBER_H
+#define OXL_SCHED_FIBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The ucontext fallback is for targets without an assembly switch; the
+ * macro SCHED_FIBER_FORCE_UCONTEXT selects it anywhere so it can be tested.
+ * Every file that includes this header must agree on the macro. */
+#if defined(SCHED_FIBER_FORCE_UCONTEXT) || (!defined(__x86_64__) && !defined(__aarch64__))
+#define SCHED_FIBER_USE_UCONTEXT 1
+#include <ucontext.h>
+#else
+#define SCHED_FIBER_USE_UCONTEXT 0
+#endif
+
+/* Stack size limits accepted by sched_fiber_create (before rounding up to
+ * whole pages), and a reasonable default for a task. */
+#define SCHED_FIBER_MIN_STACK ((size_t)16 * 1024)
+#define SCHED_FIBER_MAX_STACK ((size_t)64 * 1024 * 1024)
+#define SCHED_FIBER_DEFAULT_STACK ((size_t)64 * 1024)
+
+/* A fiber's entry. It must never return: it ends with sched_fiber_exit_to.
+ * (Returning prints "fiber returned" and aborts.) */
+typedef void (*sched_fiber_fn)(void *arg);
+
+/* Kept for assertions and for the scheduler's own checks. */
+typedef enum sched_fiber_state {
+    SCHED_FIBER_UNUSED = 0, /* zeroed, freed, or a failed create */
+    SCHED_FIBER_READY,      /* created or reset, not entered yet */
+    SCHED_FIBER_RUNNING,    /* executing on this thread */
+    SCHED_FIBER_SUSPENDED,  /* left by sched_fiber_switch */
+    SCHED_FIBER_FINISHED,   /* left by sched_fiber_exit_to */
+} sched_fiber_state;
+
+/* The fields are private to fiber.c (tests may peek). The layout does not
+ * depend on sanitizers, so instrumented and plain files can be mixed. */
+typedef struct sched_fiber {
+    void *sp;                /* saved stack pointer while not running; must stay first (read by the assembly) */
+    unsigned char *stack_lo; /* lowest usable stack byte, where the canary lives; NULL for a main fiber */
+    size_t stack_size;       /* usable bytes from stack_lo up (a guard page lies just below stack_lo) */
+    sched_fiber_fn fn;       /* entry for the next first switch-in */
+    void *arg;
+    void *asan_fake_stack;   /* AddressSanitizer: fake stack saved while suspended */
+    const void *asan_bottom; /* AddressSanitizer: stack bounds (learned from ASan for a main fiber) */
+    size_t asan_size;
+    unsigned valgrind_id;    /* Valgrind stack registration */
+    uint32_t color;          /* bytes left unused at the top (see sched_fiber_set_color) */
+    uint8_t state;           /* sched_fiber_state */
+#if SCHED_FIBER_USE_UCONTEXT
+    ucontext_t uc;
+#endif
+} sched_fiber;
+
+/* Describes the calling thread's own stack and context, so fibers can
+ * switch back to it. It owns no stack; it is RUNNING from now on. */
+void sched_fiber_init_main(sched_fiber *f);
+
+/* Maps a stack of stack_size bytes (rounded up to whole pages) with a
+ * PROT_NONE guard page below it, and prepares f so that the first switch to
+ * it calls fn(arg). Returns false, leaving f UNUSED, if stack_size is below
+ * SCHED_FIBER_MIN_STACK or above SCHED_FIBER_MAX_STACK or mmap fails. */
+bool sched_fiber_create(sched_fiber *f, size_t stack_size, sched_fiber_fn fn, void *arg);
+
+/* Reuses the stack of a fiber that is not running (finished, suspended and
+ * abandoned, or never started) for a new entry fn(arg). Whatever was on the
+ * stack is discarded without being unwound. Returns false if f owns no stack
+ * (or, with ucontext, if getcontext fails). */
+bool sched_fiber_reset(sched_fiber *f, sched_fiber_fn fn, void *arg);
+
+/* Saves the running context into from (which must be the running fiber)
+ * and resumes to. Returns when something switches back to from. Aborts
+ * with "fatal: task stack overflow (canary overwritten)" if from's canary
+ * is damaged. */
+void sched_fiber_switch(sched_fiber *from, sched_fiber *to);
+
+/* The last switch out of a finished fiber: like sched_fiber_switch, but from
+ * becomes FINISHED and is never resumed (it may be reset or freed, by the
+ * fiber it switched to or anyone later; not by itself, it is still running). */
+_Noreturn void sched_fiber_exit_to(sched_fiber *from, sched_fiber *to);
+
+/* Unmaps f's stack. f must not be running; a suspended (abandoned) fiber is
+ * fine. Does nothing for a main fiber or an UNUSED one. f becomes UNUSED. */
+void sched_fiber_free(sched_fiber *f);
+
+/* False if f's stack canary has been overwritten (true for a main fiber). */
+bool sched_fiber_canary_ok(const sched_fiber *f);
+
+/* Usable stack bytes (the rounded size); 0 for a main fiber. */
+size_t sched_fiber_stack_size(const sched_fiber *f);
+
+/* Stacks are page aligned, so the hot top of every stack would fall in the
+ * same cache sets and evict each other when many tasks take turns. A color
+ * starts a fiber's frames color*64 bytes (mod one page) below the top,
+ * spreading them over the sets. Takes effect at the next reset; a caller
+ * that wants it on a new fiber resets it once after create. */
+void sched_fiber_set_color(sched_fiber *f, unsigned color);
+
+#endif
