@@ -1,0 +1,112 @@
+/* bench/time_compression: 100 tasks, each ticking on its own staggered
+ * interval between 1 and 2 seconds, 3600 ticks each; prints simulated
+ * seconds per wall second. The baseline in the same run: the wall time of
+ * the bare World doing the same ticks as timers of 100 nodes (no tasks).
+ *   bench_time_compression [ticks]   (default 3600) */
+#include "oxl_sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { TASKS = 100 };
+
+typedef struct ticker {
+    oxl_dur_ns interval;
+    long ticks;
+} ticker;
+
+static void *tick_run(void *arg) {
+    ticker *t = arg;
+    for (long i = 0; i < t->ticks; i++) oxl_sleep(t->interval);
+    return NULL;
+}
+
+static void *root(void *arg) {
+    ticker *ts = arg;
+    oxl_task *tasks[TASKS];
+    for (int i = 0; i < TASKS; i++) tasks[i] = oxl_spawn(tick_run, &ts[i]);
+    for (int i = 0; i < TASKS; i++) oxl_join(tasks[i], NULL);
+    return NULL;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The baseline: node processes re-arming a timer, the World alone. */
+typedef struct timer_proc {
+    oxl_process base;
+    ticker *t;
+    long done;
+} timer_proc;
+
+static void tp_tick(oxl_process *self, oxl_ctx c, void *arg) {
+    timer_proc *p = (timer_proc *)self;
+    if (++p->done < p->t->ticks) oxl_ctx_set_timer(c, p->t->interval, tp_tick, NULL);
+}
+static void tp_start(oxl_process *self, oxl_ctx c) { oxl_ctx_set_timer(c, ((timer_proc *)self)->t->interval, tp_tick, NULL); }
+static void tp_message(oxl_process *self, oxl_ctx c, oxl_node_id f, const void *d, size_t n) {}
+static void tp_destroy(oxl_process *self) { free(self); }
+static const oxl_process_ops tp_ops = {tp_start, tp_message, tp_destroy};
+static oxl_process *tp_new(oxl_ctx c, void *arg) {
+    timer_proc *p = calloc(1, sizeof *p);
+    p->base.ops = &tp_ops;
+    p->t = arg;
+    return &p->base;
+}
+
+int main(int argc, char **argv) {
+    long ticks = 3600;
+    if (argc > 1) {
+        char *end;
+        ticks = strtol(argv[1], &end, 10);
+        if (*end || ticks <= 0 || ticks > 100000000) {
+            fprintf(stderr, "bench_time_compression: bad tick count '%s'\n", argv[1]);
+            return 2;
+        }
+    }
+    ticker ts[TASKS];
+    for (int i = 0; i < TASKS; i++) ts[i] = (ticker){OXL_SEC + (oxl_dur_ns)i * (OXL_SEC / TASKS), ticks};
+    double best = 1e30, best_world = 1e30;
+    oxl_time_ns simulated = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        oxl_sched_options o;
+        oxl_sched_options_default(&o, 7);
+        o.time_limit = (oxl_dur_ns)ticks * 3 * OXL_SEC;
+        double t0 = now_s();
+        oxl_sched_result r = oxl_sched_run(root, ts, &o);
+        double dt = now_s() - t0;
+        if (r.status != OXL_SCHED_FINISHED) {
+            fprintf(stderr, "bench_time_compression: run failed: %s\n", r.report ? r.report : "?");
+            return 1;
+        }
+        simulated = r.end_time;
+        oxl_sched_result_free(&r);
+        if (dt < best) best = dt;
+
+        oxl_world_options wo = oxl_world_options_default(7);
+        oxl_world *w = oxl_world_new(&wo);
+        char name[16];
+        for (int i = 0; i < TASKS; i++) {
+            snprintf(name, sizeof name, "t%d", i);
+            oxl_world_add_node(w, name, tp_new, &ts[i]);
+        }
+        t0 = now_s();
+        oxl_world_run(w);
+        dt = now_s() - t0;
+        oxl_world_free(w);
+        if (dt < best_world) best_world = dt;
+    }
+    double sim_s = (double)simulated / 1e9;
+    printf("time_compression.ticks: %ld ticks\n", ticks * TASKS);
+    printf("time_compression.simulated: %.0f s\n", sim_s);
+    printf("time_compression.wall: %.4f s\n", best);
+    printf("time_compression.speedup: %.0f x simulated seconds per wall second (target >= 200000)\n", sim_s / best);
+    printf("time_compression.ns_per_tick: %.1f ns\n", best * 1e9 / (double)(ticks * TASKS));
+    printf("time_compression.world_timers_ns_per_tick: %.1f ns\n", best_world * 1e9 / (double)(ticks * TASKS));
+    printf("time_compression.tasks_vs_world_timers.ratio: %.2f x\n", best / best_world);
+    return 0;
+}

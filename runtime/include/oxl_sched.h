@@ -1,0 +1,196 @@
+/* oxl_sched.h: the deterministic task scheduler and NodeState.
+ *
+ * oxl_sched_run runs a root task and every task it spawns on the calling
+ * thread, one at a time, on a World's virtual time: sleeping tasks wait in
+ * the World's event queue, so one clock and one sequence order everything.
+ * The only ordering decision, which ready task runs next, goes through one
+ * policy (seeded random, FIFO, PCT or a scripted replay), so a seed names a
+ * whole execution. See docs/scheduler.md.
+ *
+ * Blocking calls take the caller's source location for reports; the macros
+ * without _at fill in __FILE__ and __LINE__. Every function but
+ * oxl_sched_run and the option helpers must be called from a task of the
+ * running scheduler; a call from another thread is refused, reported and
+ * counted (foreign wakeups), never run. */
+#ifndef OXL_SCHED_H
+#define OXL_SCHED_H
+
+#include "oxl_sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+typedef struct oxl_task oxl_task;
+typedef struct oxl_chan oxl_chan;
+typedef struct oxl_node oxl_node; /* NodeState: one logical node; NULL = the process node */
+
+typedef void *(*oxl_task_fn)(void *arg);
+
+/* ---- running ------------------------------------------------------------- */
+typedef enum oxl_policy {
+    OXL_POLICY_RANDOM = 0, /* a seeded uniform choice among ready tasks (default) */
+    OXL_POLICY_FIFO,       /* the task that became ready first */
+    OXL_POLICY_PCT,        /* probabilistic concurrency testing (Burckhardt et al. 2010) */
+    OXL_POLICY_SCRIPTED,   /* replay a recorded list of choices */
+} oxl_policy;
+
+typedef struct oxl_sched_options {
+    uint64_t seed;
+    oxl_dur_ns time_limit;       /* virtual time a run may wait (default 24h) */
+    oxl_policy policy;
+    int pct_depth;               /* PCT: bug depth d (default 3): d-1 change points */
+    uint64_t pct_steps;          /* PCT: expected decisions k (default 1000) */
+    const uint32_t *script;      /* SCRIPTED: the choices; an out-of-range choice clamps, */
+    size_t script_len;           /*   past the end the policy is FIFO */
+    bool record_schedule;        /* keep every decision in the result */
+    uint64_t max_switches;       /* a run past this many switches fails as livelock (default 1e9) */
+    uint64_t livelock_switches;  /* switches without time advancing that make a livelock (default 1e6) */
+    size_t stack_size;           /* bytes per task stack (default 256 KiB) */
+    uint32_t max_tasks;          /* live tasks at once (default 100,000) */
+    oxl_world *world;            /* run in this world (its seed is not changed); NULL = make one */
+    bool trace_messages;         /* for a world made here (default on) */
+} oxl_sched_options;
+
+typedef enum oxl_sched_status {
+    OXL_SCHED_FINISHED = 0,  /* the root task returned */
+    OXL_SCHED_DEADLOCK,      /* every task blocked and no event pending */
+    OXL_SCHED_TIME_LIMIT,    /* still waiting at the time limit */
+    OXL_SCHED_LIVELOCK,      /* too many switches without time advancing */
+    OXL_SCHED_WORLD_FAILED,  /* the World failed (invariant, fail, misuse) */
+    OXL_SCHED_PANICKED,      /* a task panicked */
+} oxl_sched_status;
+
+typedef struct oxl_sched_result {
+    oxl_sched_status status;
+    void *value;              /* the root task's result when finished */
+    uint64_t trace_hash;      /* the World's trace hash, which covers every switch */
+    uint64_t switches;        /* task switches */
+    uint64_t decisions;       /* policy decisions among two or more ready tasks */
+    uint64_t steps;           /* scheduling steps (PCT's k counts these) */
+    uint32_t *schedule;       /* the decisions, when recorded (malloc'd) */
+    size_t schedule_len;
+    uint64_t foreign_wakeups; /* calls refused because they came from another thread */
+    oxl_time_ns end_time;     /* virtual time at the end */
+    char *report;             /* malloc'd failure report (NULL when finished) */
+} oxl_sched_result;
+
+/* Defaults; OXL_SIM_TIME_LIMIT (seconds) overrides the time limit. Returns
+ * false (and says why on stderr) when that variable is malformed. */
+bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed);
+oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_options *opt);
+void oxl_sched_result_free(oxl_sched_result *r);
+/* Exit status for a result: 0 when finished, 101 otherwise (the report is
+ * printed on stderr first). */
+int oxl_sched_exit_status(const oxl_sched_result *r, FILE *report_to);
+
+/* ---- tasks ------------------------------------------------------------------ */
+oxl_task *oxl_spawn_at(oxl_task_fn fn, void *arg, const char *file, int line);
+oxl_task *oxl_spawn_on_node_at(oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line);
+#define oxl_spawn(fn, arg) oxl_spawn_at((fn), (arg), __FILE__, __LINE__)
+#define oxl_spawn_on_node(node, fn, arg) oxl_spawn_on_node_at((node), (fn), (arg), __FILE__, __LINE__)
+
+typedef enum oxl_join_status {
+    OXL_JOIN_OK = 0,     /* returned a value */
+    OXL_JOIN_CANCELLED,  /* cancelled, or its node was killed */
+} oxl_join_status;
+oxl_join_status oxl_join_at(oxl_task *t, void **value, const char *file, int line);
+#define oxl_join(t, value) oxl_join_at((t), (value), __FILE__, __LINE__)
+/* A detached task's record is freed as soon as it ends; join frees it too. */
+void oxl_task_detach(oxl_task *t);
+/* Ends the task at its current suspension point: it never runs again. */
+void oxl_task_cancel(oxl_task *t);
+oxl_task *oxl_task_self(void);
+uint64_t oxl_task_id(const oxl_task *t); /* 1 = the root task, then in spawn order */
+oxl_node *oxl_task_node(const oxl_task *t);
+
+void oxl_yield_at(const char *file, int line);
+void oxl_sleep_at(oxl_dur_ns d, const char *file, int line);
+#define oxl_yield() oxl_yield_at(__FILE__, __LINE__)
+#define oxl_sleep(d) oxl_sleep_at((d), __FILE__, __LINE__)
+oxl_time_ns oxl_now(void);   /* the current node's clock (virtual, possibly skewed) */
+uint64_t oxl_rand(void);     /* the program's seeded stream */
+/* clock.advance / clock.set: sleep until then. Setting a past time panics. */
+void oxl_clock_advance_at(oxl_dur_ns d, const char *file, int line);
+void oxl_clock_set_at(oxl_time_ns t, const char *file, int line);
+#define oxl_clock_advance(d) oxl_clock_advance_at((d), __FILE__, __LINE__)
+#define oxl_clock_set(t) oxl_clock_set_at((t), __FILE__, __LINE__)
+/* Ends the whole run: status PANICKED, report "panic: <message>" and the place. */
+void oxl_panic_at(const char *file, int line, const char *fmt, ...) OXL_PRINTF(3, 4) __attribute__((noreturn));
+#define oxl_panic(...) oxl_panic_at(__FILE__, __LINE__, __VA_ARGS__)
+oxl_world *oxl_sched_world(void);
+
+/* ---- channels ------------------------------------------------------------------ */
+#define OXL_CHAN_UNBOUNDED SIZE_MAX
+typedef enum oxl_chan_status {
+    OXL_CHAN_OK = 0,
+    OXL_CHAN_CLOSED,  /* recv: closed and drained; send: closed (nothing sent) */
+} oxl_chan_status;
+
+/* cap 0 = unbuffered (a send waits for its receiver), OXL_CHAN_UNBOUNDED = never
+ * full. Elements are elem_size bytes, copied in and out. Freed at run end. */
+oxl_chan *oxl_chan_new(size_t cap, size_t elem_size);
+oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file, int line);
+oxl_chan_status oxl_chan_recv_at(oxl_chan *c, void *elem, const char *file, int line);
+#define oxl_chan_send(c, elem) oxl_chan_send_at((c), (elem), __FILE__, __LINE__)
+#define oxl_chan_recv(c, elem) oxl_chan_recv_at((c), (elem), __FILE__, __LINE__)
+void oxl_chan_close(oxl_chan *c); /* closing twice panics */
+size_t oxl_chan_len(const oxl_chan *c);
+uint64_t oxl_chan_id(const oxl_chan *c);
+
+typedef struct oxl_select_case {
+    oxl_chan *chan;
+    bool send;    /* true: send *elem; false: receive into elem */
+    void *elem;
+} oxl_select_case;
+/* Waits until one case can proceed (a seeded choice among the ready ones) or
+ * the timeout passes (timeout < 0: no timeout). Returns the index of the case
+ * taken, or n on timeout; *status gets its channel status. */
+size_t oxl_select_at(oxl_select_case *cases, size_t n, oxl_dur_ns timeout, oxl_chan_status *status,
+                     const char *file, int line);
+#define oxl_select(cases, n, timeout, status) oxl_select_at((cases), (n), (timeout), (status), __FILE__, __LINE__)
+
+/* ---- NodeState ------------------------------------------------------------------ */
+typedef struct oxl_node_config {
+    const char *name;            /* also the World node's name */
+    const char *data_dir;        /* optional */
+    const char *const *roles;    /* optional */
+    size_t nroles;
+    oxl_task_fn boot;            /* optional: run in a task of the node at every boot */
+    void *boot_arg;
+} oxl_node_config;
+
+/* Makes a logical node and its World node; it boots at once. NULL and a
+ * panic-free report on stderr when the name is bad or taken. */
+oxl_node *oxl_node_new(const oxl_node_config *cfg);
+oxl_node *oxl_node_current(void); /* the running task's node; NULL = process node */
+oxl_node *oxl_node_by_name(const char *name);
+const char *oxl_node_name(const oxl_node *n);     /* "process" for NULL */
+const char *oxl_node_data_dir(const oxl_node *n);
+bool oxl_node_has_role(const oxl_node *n, const char *role);
+oxl_node_id oxl_node_world_id(const oxl_node *n); /* OXL_NO_NODE for NULL */
+bool oxl_node_is_up(const oxl_node *n);
+/* Crash: every task of the node is cancelled (whoever joins them sees
+ * OXL_JOIN_CANCELLED) and its registries are dropped. */
+void oxl_node_kill(oxl_node *n);
+/* Boots it again as a new incarnation (killing it first if it is up). */
+void oxl_node_restart(oxl_node *n);
+
+/* The current node's instance of a registry: made (zeroed, then init) on
+ * first use per node, dropped when the node crashes. key identifies the
+ * registry (use the address of a static object); it is used for lookup only,
+ * never for ordering. */
+void *oxl_node_local(const void *key, size_t size, void (*init)(void *obj));
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OXL_SCHED_H */

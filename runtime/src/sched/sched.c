@@ -1,0 +1,759 @@
+/* sched.c: the deterministic task scheduler.
+ *
+ * Every task runs on its own fiber, on the thread that called
+ * oxl_sched_run, one at a time. A task runs until it blocks, yields, spawns
+ * or finishes; then the policy picks the next ready task and the running
+ * fiber switches straight to it. Only when no task is ready does control go
+ * back to the main fiber, which steps the World: virtual time moves only
+ * when every task waits, and sleeping tasks wait in the World's event queue,
+ * so one clock and one sequence order everything. */
+#include "sched_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local oxl_sched *tls_sched;
+static oxl_sched *_Atomic active_sched; /* for refusing and counting foreign calls */
+static _Atomic uint64_t foreign_calls;
+
+/* ---- small utilities ---- */
+
+char *sched_strf(const char *fmt, ...) {
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *s = sim_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+    vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void sched_fatal(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("fatal: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(101);
+}
+
+oxl_sched *sched_active(void) { return tls_sched; }
+
+oxl_sched *sched_enter(const char *call) {
+    oxl_sched *s = tls_sched;
+    if (SIM_LIKELY(s && s->current)) {
+        /* A task cancelled while it ran (its node was killed under it) ends
+         * at its next call into the scheduler. */
+        if (SIM_UNLIKELY(s->current->state == TASK_CANCELLED)) sched_check_self(s);
+        return s;
+    }
+    if (s) sched_fatal("%s called outside a task of the deterministic scheduler", call);
+    if (atomic_load(&active_sched)) {
+        /* A wakeup from another thread would make the schedule depend on
+         * that thread's timing: refuse it, loudly, and count it. */
+        atomic_fetch_add(&foreign_calls, 1);
+        fprintf(stderr, "oxl: refused %s: called from a thread outside the deterministic scheduler\n", call);
+        return NULL;
+    }
+    sched_fatal("%s called outside oxl_sched_run", call);
+}
+
+static const char *node_label(const oxl_node *n) { return n ? n->name : "process"; }
+static oxl_node_id node_world(const oxl_node *n) { return n ? n->world_id : OXL_NO_NODE; }
+
+static void sched_trace(oxl_sched *s, const oxl_task *t, uint32_t label) {
+    sim_trace_record(s->world, OXL_EV_TASK, node_world(t->node), OXL_NO_NODE, s->world->next_seq, t->id, label);
+}
+
+/* Durations in reports: the largest unit that divides them. */
+static void format_duration(char *buf, size_t cap, oxl_dur_ns d) {
+    static const struct {
+        int64_t ns;
+        const char *unit;
+    } units[] = {{OXL_HOUR, "h"}, {OXL_MIN, "m"}, {OXL_SEC, "s"}, {OXL_MS, "ms"}, {OXL_US, "us"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (d != 0 && d % units[i].ns == 0) {
+            snprintf(buf, cap, "%" PRId64 "%s", d / units[i].ns, units[i].unit);
+            return;
+        }
+    snprintf(buf, cap, "%" PRId64 "ns", d);
+}
+
+static void format_instant(char *buf, size_t cap, oxl_time_ns t) {
+    snprintf(buf, cap, "%" PRId64 ".%09" PRId64 "s", t / OXL_SEC, t % OXL_SEC);
+}
+
+/* ---- the ready list ---- */
+
+void sched_make_ready(oxl_sched *s, oxl_task *t) {
+    if (s->nready == s->ready_cap) {
+        s->ready_cap = s->ready_cap ? s->ready_cap * 2 : 64;
+        s->ready = sim_xrealloc(s->ready, s->ready_cap * sizeof *s->ready);
+    }
+    t->state = TASK_READY;
+    s->ready[s->nready++] = t;
+}
+
+static void ready_remove_at(oxl_sched *s, size_t i) {
+    /* The list is short (the tasks ready at one instant): a loop beats a
+     * call to memmove. */
+    for (size_t j = i + 1; j < s->nready; j++) s->ready[j - 1] = s->ready[j];
+    s->nready--;
+}
+
+static void ready_remove(oxl_sched *s, oxl_task *t) {
+    for (size_t i = 0; i < s->nready; i++)
+        if (s->ready[i] == t) {
+            ready_remove_at(s, i);
+            return;
+        }
+}
+
+/* ---- stopping and reports ---- */
+
+void sched_stop(oxl_sched *s, oxl_sched_status status, char *report) {
+    if (s->stopping) {
+        free(report);
+        return;
+    }
+    s->stopping = true;
+    s->stop = status;
+    s->report = report;
+}
+
+static int cmp_task_id(const void *a, const void *b) {
+    uint64_t x = (*(oxl_task *const *)a)->id, y = (*(oxl_task *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static void describe_wait(const oxl_task *t, char *buf, size_t cap) {
+    char when[48];
+    switch ((sched_wait_kind)t->wait) {
+    case WAIT_RECV: snprintf(buf, cap, "receiving from channel %" PRIu64, t->wait_obj); return;
+    case WAIT_SEND: snprintf(buf, cap, "sending to channel %" PRIu64, t->wait_obj); return;
+    case WAIT_SELECT:
+        if (t->wake_handle) {
+            format_instant(when, sizeof when, t->wait_until);
+            snprintf(buf, cap, "in select over %u channel operations until %s", t->wait_cases, when);
+        } else {
+            snprintf(buf, cap, "in select over %u channel operations", t->wait_cases);
+        }
+        return;
+    case WAIT_JOIN: snprintf(buf, cap, "joining task %" PRIu64, t->wait_obj); return;
+    case WAIT_SLEEP:
+        format_instant(when, sizeof when, t->wait_until);
+        snprintf(buf, cap, "sleeping until %s", when);
+        return;
+    case WAIT_NONE: break;
+    }
+    snprintf(buf, cap, "%s", t->state == TASK_READY ? "ready to run" : "running");
+}
+
+/* The report's header, then one line per unfinished task, by id. */
+static char *task_report(oxl_sched *s, const char *header) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out) sim_oom();
+    fprintf(out, "%s\n", header);
+    oxl_task **live = sim_xmalloc((s->live_tasks + 1) * sizeof *live);
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->ntasks_cap; i++) {
+        oxl_task *t = s->tasks[i];
+        if (t && t->state != TASK_DONE && t->state != TASK_CANCELLED) live[n++] = t;
+    }
+    qsort(live, n, sizeof *live, cmp_task_id);
+    for (size_t i = 0; i < n; i++) {
+        char what[128];
+        describe_wait(live[i], what, sizeof what);
+        fprintf(out, "  task %" PRIu64 " on %s: %s at %s:%d\n", live[i]->id, node_label(live[i]->node), what,
+                live[i]->file ? live[i]->file : "?", live[i]->line);
+    }
+    free(live);
+    fclose(out);
+    if (len && buf[len - 1] == '\n') buf[len - 1] = 0; /* the caller adds the last newline */
+    return buf;
+}
+
+/* ---- switching ---- */
+
+static void livelock(oxl_sched *s) {
+    char *header = s->switches >= s->opt.max_switches
+                       ? sched_strf("livelock: %" PRIu64 " task switches, the limit (max_switches)", s->switches)
+                       : sched_strf("livelock: %" PRIu64 " scheduling steps without virtual time advancing "
+                                    "(a loop polling now() never sees time move: sleep instead)",
+                                    s->steps_since_advance - 1);
+    sched_stop(s, OXL_SCHED_LIVELOCK, task_report(s, header));
+    free(header);
+}
+
+/* Takes the next task from the ready list through the policy, or NULL when
+ * the run must stop. */
+static oxl_task *pick_next(oxl_sched *s) {
+    if (s->stopping || s->nready == 0) return NULL;
+    if (++s->steps_since_advance > s->opt.livelock_switches || s->switches >= s->opt.max_switches) {
+        livelock(s);
+        return NULL;
+    }
+    sched_policy_step(s);
+    size_t i = 0;
+    if (s->nready > 1) {
+        i = sched_policy_pick(s);
+        s->decisions++;
+        if (s->opt.record_schedule) {
+            if (s->schedule_len == s->schedule_cap) {
+                s->schedule_cap = s->schedule_cap ? s->schedule_cap * 2 : 256;
+                s->schedule = sim_xrealloc(s->schedule, s->schedule_cap * sizeof *s->schedule);
+            }
+            s->schedule[s->schedule_len++] = (uint32_t)i;
+        }
+    }
+    oxl_task *t = s->ready[i];
+    ready_remove_at(s, i);
+    s->last_run = t;
+    return t;
+}
+
+/* Leaves task self for the next ready task, or for the main fiber. A task
+ * that finished (exiting) never comes back. */
+static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool exiting) {
+    oxl_task *next = pick_next(s);
+    if (next && next == self) {
+        self->state = TASK_RUNNING;
+        return;
+    }
+    sched_fiber *to = &s->main_fiber;
+    s->current = next;
+    if (next) {
+        next->state = TASK_RUNNING;
+        s->switches++;
+        sched_trace(s, next, s->label_run);
+        to = next->fiber;
+    }
+    if (exiting)
+        sched_fiber_exit_to(from, to);
+    else
+        sched_fiber_switch(from, to);
+}
+
+static void pool_put(oxl_sched *s, sched_fiber *f) {
+    if (!f) return;
+    if (s->npool == s->pool_cap) {
+        s->pool_cap = s->pool_cap ? s->pool_cap * 2 : 16;
+        s->stack_pool = sim_xrealloc(s->stack_pool, s->pool_cap * sizeof *s->stack_pool);
+    }
+    s->stack_pool[s->npool++] = f;
+}
+
+static sched_fiber *pool_get(oxl_sched *s) {
+    if (s->npool == 0) return NULL;
+    return s->stack_pool[--s->npool];
+}
+
+void sched_block(oxl_sched *s) {
+    oxl_task *self = s->current;
+    self->state = TASK_BLOCKED;
+    switch_away(s, self, self->fiber, false);
+}
+
+static void task_free_record(oxl_sched *s, oxl_task *t) {
+    s->tasks[t->slot] = NULL;
+    s->free_slots[s->nfree++] = t->slot;
+    free(t);
+}
+
+static void wake_joiners(oxl_sched *s, oxl_task *t) {
+    oxl_task *j = t->joiners;
+    t->joiners = NULL;
+    while (j) {
+        oxl_task *next = j->next_joiner;
+        j->next_joiner = NULL;
+        j->join_target = NULL;
+        if (j->state == TASK_BLOCKED && j->wait == WAIT_JOIN) sched_make_ready(s, j);
+        j = next;
+    }
+}
+
+/* Common end of a task: done or cancelled. Its fiber goes back to the pool
+ * (the caller switches off it first if it is the running one). */
+static void task_end(oxl_sched *s, oxl_task *t, sched_task_state how) {
+    t->state = (uint8_t)how;
+    t->wait = WAIT_NONE;
+    s->live_tasks--;
+    sched_trace(s, t, how == TASK_DONE ? s->label_done : s->label_cancel);
+    if (t->node) sched_node_unlink_task(t->node, t);
+    wake_joiners(s, t);
+    if (t == s->root) {
+        if (how == TASK_DONE)
+            sched_stop(s, OXL_SCHED_FINISHED, NULL);
+        else
+            sched_stop(s, OXL_SCHED_PANICKED,
+                       sched_strf("panic: the root task was cancelled (its node %s was killed)", node_label(t->node)));
+    }
+}
+
+static void task_entry(void *arg) {
+    oxl_task *t = arg;
+    t->result = t->fn(t->arg);
+    oxl_sched *s = tls_sched;
+    task_end(s, t, TASK_DONE);
+    sched_fiber *f = t->fiber;
+    t->fiber = NULL;
+    pool_put(s, f); /* safe: nobody takes it before we have switched off it */
+    if (t->detached) task_free_record(s, t);
+    switch_away(s, NULL, f, true);
+}
+
+void sched_cancel_task(oxl_sched *s, oxl_task *t) {
+    if (t->state == TASK_DONE || t->state == TASK_CANCELLED) return;
+    for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
+    t->nwaiters = 0;
+    t->waiters = NULL;
+    if (t->wake_handle) sim_cancel_event(s->world, t->wake_handle);
+    t->wake_handle = 0;
+    if (t->join_target) { /* leave the joiners of the task it was joining */
+        oxl_task **p = &t->join_target->joiners;
+        while (*p && *p != t) p = &(*p)->next_joiner;
+        if (*p) *p = t->next_joiner;
+        t->join_target = NULL;
+    }
+    if (t->state == TASK_READY) ready_remove(s, t);
+    bool self = t == s->current;
+    task_end(s, t, TASK_CANCELLED);
+    if (!self) {
+        /* Suspended (or never started): abandon its stack. */
+        pool_put(s, t->fiber);
+        t->fiber = NULL;
+        if (t->detached) task_free_record(s, t);
+    }
+}
+
+void sched_check_self(oxl_sched *s) {
+    oxl_task *self = s->current;
+    if (self->state != TASK_CANCELLED) return;
+    sched_fiber *f = self->fiber;
+    self->fiber = NULL;
+    pool_put(s, f);
+    if (self->detached) task_free_record(s, self);
+    switch_away(s, NULL, f, true);
+}
+
+/* ---- spawning ---- */
+
+oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line) {
+    if (s->live_tasks >= s->opt.max_tasks) {
+        sched_stop(s, OXL_SCHED_PANICKED,
+                   sched_strf("panic: too many tasks (the limit is %u live tasks)\n  at %s:%d", s->opt.max_tasks,
+                              file ? file : "?", line));
+        return NULL;
+    }
+    oxl_task *t = sim_xcalloc(1, sizeof *t);
+    t->id = ++s->next_task_id;
+    t->fn = fn;
+    t->arg = arg;
+    t->node = node;
+    t->file = file;
+    t->line = line;
+    t->fired_case = -1;
+    sched_fiber *f = pool_get(s);
+    if (f) {
+        if (!sched_fiber_reset(f, task_entry, t)) sim_oom();
+    } else {
+        f = sim_xcalloc(1, sizeof *f);
+        if (!sched_fiber_create(f, s->opt.stack_size, task_entry, t)) {
+            free(f);
+            free(t);
+            sched_stop(s, OXL_SCHED_PANICKED,
+                       sched_strf("panic: cannot map a %zu byte task stack: %s", s->opt.stack_size, strerror(errno)));
+            return NULL;
+        }
+        /* Colored by creation order: deterministic, and spread over the
+         * cache sets (see sched_fiber_set_color). */
+        sched_fiber_set_color(f, (unsigned)s->fibers_made++);
+        sched_fiber_reset(f, task_entry, t);
+    }
+    t->fiber = f;
+    if (s->nfree == 0) {
+        uint32_t old = s->ntasks_cap, cap = old ? old * 2 : 64;
+        s->tasks = sim_xrealloc(s->tasks, cap * sizeof *s->tasks);
+        s->free_slots = sim_xrealloc(s->free_slots, cap * sizeof *s->free_slots);
+        for (uint32_t i = cap; i > old; i--) {
+            s->tasks[i - 1] = NULL;
+            s->free_slots[s->nfree++] = i - 1;
+        }
+        s->ntasks_cap = cap;
+    }
+    t->slot = s->free_slots[--s->nfree];
+    s->tasks[t->slot] = t;
+    s->live_tasks++;
+    if (node) sched_node_link_task(node, t);
+    sched_policy_on_spawn(s, t);
+    sched_trace(s, t, s->label_spawn);
+    sched_make_ready(s, t);
+    return t;
+}
+
+/* A decision point where the running task may go on or give way. */
+static void give_way(oxl_sched *s, const char *file, int line) {
+    oxl_task *self = s->current;
+    self->file = file;
+    self->line = line;
+    if (s->nready == 0 && s->policy.kind != OXL_POLICY_PCT) { /* nobody else: a step, not a switch */
+        s->policy.steps++;
+        if (++s->steps_since_advance > s->opt.livelock_switches) {
+            s->steps_since_advance--; /* pick_next counts it again */
+            sched_make_ready(s, self);
+            switch_away(s, self, self->fiber, false);
+        }
+        return;
+    }
+    sched_make_ready(s, self);
+    switch_away(s, self, self->fiber, false);
+}
+
+oxl_task *oxl_spawn_on_node_at(oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line) {
+    oxl_sched *s = sched_enter("oxl_spawn");
+    if (!s) return NULL;
+    if (!fn) oxl_panic_at(file, line, "spawn of a NULL function");
+    if (node && !oxl_node_is_up(node)) oxl_panic_at(file, line, "spawn on node %s, which is down", node->name);
+    oxl_task *t = sched_spawn(s, node, fn, arg, file, line);
+    if (!t) sched_block(s); /* the run is stopping: this task never runs again */
+    give_way(s, file, line);
+    return t;
+}
+
+oxl_task *oxl_spawn_at(oxl_task_fn fn, void *arg, const char *file, int line) {
+    oxl_sched *s = sched_enter("oxl_spawn");
+    if (!s) return NULL;
+    return oxl_spawn_on_node_at(s->current->node, fn, arg, file, line);
+}
+
+oxl_join_status oxl_join_at(oxl_task *t, void **value, const char *file, int line) {
+    oxl_sched *s = sched_enter("oxl_join");
+    if (!s) return OXL_JOIN_CANCELLED;
+    oxl_task *self = s->current;
+    if (!t) oxl_panic_at(file, line, "join of a NULL task");
+    if (t == self) oxl_panic_at(file, line, "task %" PRIu64 " joins itself", self->id);
+    if (t->joined) oxl_panic_at(file, line, "task %" PRIu64 " is joined twice", t->id);
+    if (t->detached) oxl_panic_at(file, line, "task %" PRIu64 " is detached and cannot be joined", t->id);
+    if (t->state != TASK_DONE && t->state != TASK_CANCELLED) {
+        self->wait = WAIT_JOIN;
+        self->wait_obj = t->id;
+        self->file = file;
+        self->line = line;
+        self->next_joiner = t->joiners;
+        self->join_target = t;
+        t->joiners = self;
+        sched_block(s);
+        self->wait = WAIT_NONE;
+    }
+    oxl_join_status st = t->state == TASK_DONE ? OXL_JOIN_OK : OXL_JOIN_CANCELLED;
+    if (value) *value = st == OXL_JOIN_OK ? t->result : NULL;
+    t->joined = true;
+    if (!t->joiners) task_free_record(s, t);
+    return st;
+}
+
+void oxl_task_detach(oxl_task *t) {
+    oxl_sched *s = sched_enter("oxl_task_detach");
+    if (!s || !t) return;
+    if (t->state == TASK_DONE || t->state == TASK_CANCELLED) {
+        if (!t->joiners) task_free_record(s, t);
+        return;
+    }
+    t->detached = true;
+}
+
+void oxl_task_cancel(oxl_task *t) {
+    oxl_sched *s = sched_enter("oxl_task_cancel");
+    if (!s || !t) return;
+    sched_cancel_task(s, t);
+    sched_check_self(s);
+}
+
+oxl_task *oxl_task_self(void) {
+    oxl_sched *s = sched_enter("oxl_task_self");
+    return s ? s->current : NULL;
+}
+
+uint64_t oxl_task_id(const oxl_task *t) { return t ? t->id : 0; }
+oxl_node *oxl_task_node(const oxl_task *t) { return t ? t->node : NULL; }
+
+void oxl_yield_at(const char *file, int line) {
+    oxl_sched *s = sched_enter("oxl_yield");
+    if (s) give_way(s, file, line);
+}
+
+/* ---- time ---- */
+
+static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag) {
+    oxl_sched *s = arg;
+    uint32_t slot = (uint32_t)(tag >> 40);
+    uint64_t id = tag & ((UINT64_C(1) << 40) - 1);
+    oxl_task *t = slot < s->ntasks_cap ? s->tasks[slot] : NULL;
+    if (!t || t->id != id || t->state != TASK_BLOCKED) return;
+    t->wake_handle = 0;
+    t->fired_case = -1; /* a select's timeout */
+    for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
+    t->nwaiters = 0;
+    sched_make_ready(s, t);
+}
+
+/* Queues the running task's wakeup at virtual time until (a sleep's end or
+ * a select's timeout); the caller then blocks. */
+void sched_arm_wake(oxl_sched *s, oxl_time_ns until) {
+    oxl_task *self = s->current;
+    self->wait_until = until;
+    uint64_t tag = ((uint64_t)self->slot << 40) | (self->id & ((UINT64_C(1) << 40) - 1));
+    self->wake_handle = sim_schedule_wake(s->world, until, node_world(self->node), wake_sleeper, s, tag);
+}
+
+void oxl_sleep_at(oxl_dur_ns d, const char *file, int line) {
+    oxl_sched *s = sched_enter("oxl_sleep");
+    if (!s) return;
+    if (d < 0) oxl_panic_at(file, line, "sleep of a negative duration (%" PRId64 "ns)", d);
+    oxl_task *self = s->current;
+    self->wait = WAIT_SLEEP;
+    self->file = file;
+    self->line = line;
+    sched_arm_wake(s, oxl_world_now(s->world) + d);
+    sched_block(s);
+    self->wait = WAIT_NONE;
+}
+
+void oxl_clock_advance_at(oxl_dur_ns d, const char *file, int line) {
+    if (d < 0) oxl_panic_at(file, line, "clock.advance by a negative duration (%" PRId64 "ns)", d);
+    oxl_sleep_at(d, file, line);
+}
+
+void oxl_clock_set_at(oxl_time_ns t, const char *file, int line) {
+    oxl_sched *s = sched_enter("oxl_clock_set");
+    if (!s) return;
+    oxl_time_ns now = oxl_now();
+    if (t < now) oxl_panic_at(file, line, "clock.set to a time in the past (%" PRId64 "ns, now %" PRId64 "ns)", t, now);
+    oxl_sleep_at(t - now, file, line);
+}
+
+oxl_time_ns oxl_now(void) {
+    oxl_sched *s = sched_enter("oxl_now");
+    if (!s) return 0;
+    oxl_node_id n = node_world(s->current->node);
+    return n == OXL_NO_NODE ? oxl_world_now(s->world) : oxl_ctx_now(oxl_world_ctx(s->world, n));
+}
+
+uint64_t oxl_rand(void) {
+    oxl_sched *s = sched_enter("oxl_rand");
+    if (!s) return 0;
+    oxl_node_id n = node_world(s->current->node);
+    return n == OXL_NO_NODE ? oxl_rng_next(&s->user_rng) : oxl_rng_next(oxl_ctx_rng(oxl_world_ctx(s->world, n)));
+}
+
+oxl_world *oxl_sched_world(void) {
+    oxl_sched *s = sched_enter("oxl_sched_world");
+    return s ? s->world : NULL;
+}
+
+void oxl_panic_at(const char *file, int line, const char *fmt, ...) {
+    oxl_sched *s = tls_sched;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&msg, &len);
+    if (!out) sim_oom();
+    fputs("panic: ", out);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    if (s && s->current)
+        fprintf(out, "\n  at %s:%d (task %" PRIu64 " on %s)", file ? file : "?", line, s->current->id,
+                node_label(s->current->node));
+    else
+        fprintf(out, "\n  at %s:%d", file ? file : "?", line);
+    fclose(out);
+    if (!s || !s->current) {
+        fprintf(stderr, "%s\n", msg);
+        free(msg);
+        exit(101);
+    }
+    sched_stop(s, OXL_SCHED_PANICKED, msg);
+    oxl_task *self = s->current;
+    s->current = NULL;
+    /* The panicking task is abandoned where it stands. */
+    sched_fiber_exit_to(self->fiber, &s->main_fiber);
+    abort(); /* not reached */
+}
+
+/* ---- the run ---- */
+
+bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed) {
+    memset(opt, 0, sizeof *opt);
+    opt->seed = seed;
+    opt->time_limit = 24 * OXL_HOUR;
+    opt->policy = OXL_POLICY_RANDOM;
+    opt->pct_depth = 3;
+    opt->pct_steps = 1000;
+    opt->max_switches = UINT64_C(1000000000);
+    opt->livelock_switches = 1000000;
+    opt->stack_size = 256 * 1024;
+    opt->max_tasks = 100000;
+    opt->trace_messages = true;
+    const char *env = getenv("OXL_SIM_TIME_LIMIT");
+    if (env) {
+        char *end = NULL;
+        errno = 0;
+        double secs = strtod(env, &end);
+        if (!*env || *end || errno || !(secs > 0) || secs > 9.2e9) {
+            fprintf(stderr, "error: OXL_SIM_TIME_LIMIT='%s' is not a positive number of seconds\n", env);
+            return false;
+        }
+        opt->time_limit = (oxl_dur_ns)(secs * 1e9);
+    }
+    return true;
+}
+
+static void main_loop(oxl_sched *s) {
+    oxl_world *w = s->world;
+    while (!s->stopping) {
+        oxl_task *next = pick_next(s);
+        if (next) {
+            s->current = next;
+            next->state = TASK_RUNNING;
+            s->switches++;
+            sched_trace(s, next, s->label_run);
+            sched_fiber_switch(&s->main_fiber, next->fiber);
+            continue;
+        }
+        if (s->stopping) break;
+        if (oxl_world_failed(w)) break;
+        oxl_time_ns t;
+        if (!sim_next_event_time(w, &t)) {
+            sched_stop(s, OXL_SCHED_DEADLOCK,
+                       task_report(s, "deadlock: every task of the deterministic simulation is blocked"));
+            break;
+        }
+        if (t > s->deadline) {
+            char limit[32], *header;
+            format_duration(limit, sizeof limit, s->opt.time_limit);
+            header = sched_strf("time limit: the deterministic simulation is still waiting after %s of virtual time",
+                                limit);
+            sched_stop(s, OXL_SCHED_TIME_LIMIT, task_report(s, header));
+            free(header);
+            break;
+        }
+        oxl_world_step(w);
+        if (oxl_world_failed(w)) break; /* before any woken task runs on */
+        if (oxl_world_now(w) != s->last_time) {
+            s->last_time = oxl_world_now(w);
+            s->steps_since_advance = 0;
+        }
+    }
+    if (!s->stopping && oxl_world_failed(w))
+        sched_stop(s, OXL_SCHED_WORLD_FAILED, sched_strf("simulation failed: %s", oxl_world_failure(w)));
+}
+
+static void sched_free(oxl_sched *s) {
+    s->tearing_down = true;
+    sched_nodes_teardown(s);
+    for (uint32_t i = 0; i < s->ntasks_cap; i++) {
+        oxl_task *t = s->tasks[i];
+        if (!t) continue;
+        if (t->fiber) {
+            sched_fiber_free(t->fiber);
+            free(t->fiber);
+        }
+        free(t);
+    }
+    free(s->tasks);
+    free(s->free_slots);
+    for (size_t i = 0; i < s->npool; i++) {
+        sched_fiber *f = s->stack_pool[i];
+        sched_fiber_free(f);
+        free(f);
+    }
+    free(s->stack_pool);
+    free(s->ready);
+    sched_chans_free(s);
+    sched_locals_free(&s->process_locals);
+    sched_policy_free(s);
+    if (s->own_world) oxl_world_free(s->world);
+    free(s->schedule);
+    free(s);
+}
+
+oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_options *opt) {
+    if (tls_sched || atomic_load(&active_sched)) sched_fatal("oxl_sched_run: a deterministic scheduler run is already active");
+    if (!root) sched_fatal("oxl_sched_run: no root function");
+    oxl_sched *s = sim_xcalloc(1, sizeof *s);
+    if (opt)
+        s->opt = *opt;
+    else if (!oxl_sched_options_default(&s->opt, 0))
+        sched_fatal("oxl_sched_run: bad environment");
+    if (s->opt.stack_size == 0) s->opt.stack_size = 256 * 1024;
+    if (s->opt.max_tasks == 0) s->opt.max_tasks = 100000;
+    if (s->opt.livelock_switches == 0) s->opt.livelock_switches = 1000000;
+    if (s->opt.max_switches == 0) s->opt.max_switches = UINT64_C(1000000000);
+    if (s->opt.time_limit <= 0) s->opt.time_limit = 24 * OXL_HOUR;
+    if (s->opt.world) {
+        s->world = s->opt.world;
+    } else {
+        oxl_world_options wo = oxl_world_options_default(s->opt.seed);
+        wo.trace_messages = s->opt.trace_messages;
+        s->world = oxl_world_new(&wo);
+        s->own_world = true;
+    }
+    oxl_rng_seed(&s->select_rng, s->opt.seed, "select");
+    oxl_rng_seed(&s->user_rng, s->opt.seed, "user");
+    sched_policy_init(s);
+    s->label_run = sim_intern(s->world, "run");
+    s->label_spawn = sim_intern(s->world, "spawn");
+    s->label_done = sim_intern(s->world, "done");
+    s->label_cancel = sim_intern(s->world, "cancel");
+    s->last_time = oxl_world_now(s->world);
+    s->deadline = s->last_time + s->opt.time_limit;
+    sched_fiber_init_main(&s->main_fiber);
+    tls_sched = s;
+    atomic_store(&active_sched, s);
+    uint64_t foreign_before = atomic_load(&foreign_calls);
+
+    s->root = sched_spawn(s, NULL, root, arg, "(root)", 0);
+    if (s->root) main_loop(s);
+
+    oxl_sched_result r;
+    memset(&r, 0, sizeof r);
+    r.trace_hash = oxl_world_trace_hash(s->world);
+    r.status = s->stop;
+    r.value = r.status == OXL_SCHED_FINISHED && s->root ? s->root->result : NULL;
+    r.switches = s->switches;
+    r.decisions = s->decisions;
+    r.steps = s->policy.steps;
+    r.schedule = s->schedule;
+    r.schedule_len = s->schedule_len;
+    s->schedule = NULL;
+    r.end_time = oxl_world_now(s->world);
+    r.report = s->report;
+    s->report = NULL;
+    atomic_store(&active_sched, NULL);
+    r.foreign_wakeups = atomic_load(&foreign_calls) - foreign_before;
+    s->current = NULL;
+    sched_free(s); /* this kills the run's nodes in a borrowed world */
+    tls_sched = NULL;
+    return r;
+}
+
+void oxl_sched_result_free(oxl_sched_result *r) {
+    free(r->schedule);
+    free(r->report);
+    memset(r, 0, sizeof *r);
+}
+
+int oxl_sched_exit_status(const oxl_sched_result *r, FILE *report_to) {
+    if (r->status == OXL_SCHED_FINISHED) return 0;
+    if (report_to && r->report) fprintf(report_to, "%s\n", r->report);
+    return 101;
+}

@@ -1,0 +1,188 @@
+/* sched_internal.h: the scheduler's structures, shared by sched.c, chan.c,
+ * policy.c and node/node.c. Internal symbols are prefixed sched_. */
+#ifndef OXL_SCHED_INTERNAL_H
+#define OXL_SCHED_INTERNAL_H
+
+#include "oxl_sched.h"
+#include "sched/fiber.h"
+#include "sim/sim_internal.h"
+
+typedef enum sched_task_state {
+    TASK_READY = 1,
+    TASK_RUNNING,
+    TASK_BLOCKED,
+    TASK_DONE,
+    TASK_CANCELLED,
+} sched_task_state;
+
+typedef enum sched_wait_kind {
+    WAIT_NONE = 0,
+    WAIT_RECV,
+    WAIT_SEND,
+    WAIT_SELECT,
+    WAIT_JOIN,
+    WAIT_SLEEP,
+} sched_wait_kind;
+
+/* One pending channel operation of a blocked task; lives on the task's
+ * stack for as long as the task is blocked in the call that made it. */
+typedef struct sched_waiter {
+    struct sched_waiter *next, *prev; /* the channel's queue */
+    oxl_task *task;
+    oxl_chan *chan;
+    void *elem;         /* where to copy from (send) or to (recv) */
+    bool send;
+    uint32_t case_index;
+} sched_waiter;
+
+typedef struct sched_waitq {
+    sched_waiter *head, *tail;
+} sched_waitq;
+
+struct oxl_chan {
+    struct oxl_sched *sched;
+    uint64_t id;
+    size_t cap;        /* 0 = unbuffered, SIZE_MAX = unbounded */
+    size_t elem_size;
+    unsigned char *buf; /* ring buffer of buf_cap elements */
+    size_t buf_cap, head, len;
+    bool closed;
+    sched_waitq senders, receivers;
+    struct oxl_chan *next_all; /* every channel of the run, freed at its end */
+};
+
+struct oxl_task {
+    uint64_t id;
+    uint32_t slot;              /* index in sched.tasks */
+    uint8_t state;              /* sched_task_state */
+    bool detached, joined;
+    oxl_task_fn fn;
+    void *arg, *result;
+    oxl_node *node;
+    sched_fiber *fiber;         /* NULL once it ended (back in the pool) */
+    int64_t priority;           /* PCT */
+    /* what a blocked task waits for, and where it stopped */
+    uint8_t wait;               /* sched_wait_kind */
+    uint64_t wait_obj;          /* channel or task id */
+    uint32_t wait_cases;
+    oxl_time_ns wait_until;
+    const char *file;
+    int line;
+    uint64_t wake_handle;       /* queued World wake, to cancel */
+    /* the outcome of a wait */
+    int32_t fired_case;         /* select: the case that completed; -1 = timeout */
+    oxl_chan_status fired_status;
+    sched_waiter *waiters;      /* while blocked on channels */
+    uint32_t nwaiters;
+    struct oxl_task *joiners;   /* tasks blocked joining this one */
+    struct oxl_task *next_joiner;
+    struct oxl_task *join_target; /* while blocked in join */
+    struct oxl_task *node_prev, *node_next; /* the node's tasks */
+};
+
+typedef struct sched_policy_state {
+    oxl_policy kind;
+    oxl_rng rng;             /* the scheduler's own stream */
+    uint64_t steps;          /* decision points so far (PCT counts these) */
+    uint64_t *change_points; /* PCT: d-1 steps where the runner's priority drops */
+    int nchange;
+    int64_t next_low;        /* PCT: priorities below every initial one */
+    size_t script_pos;
+} sched_policy_state;
+
+typedef struct oxl_sched {
+    oxl_sched_options opt;
+    oxl_world *world;
+    bool own_world;
+    sched_fiber main_fiber;
+    oxl_task *current;
+    oxl_task *last_run;      /* the task of the latest step (PCT lowers its priority) */
+    oxl_task *root;
+
+    oxl_task **tasks;        /* by slot; NULL = free */
+    uint32_t ntasks_cap, live_tasks;
+    uint32_t *free_slots;
+    uint32_t nfree;
+    uint64_t next_task_id;
+
+    oxl_task **ready;        /* in the order tasks became ready */
+    size_t nready, ready_cap;
+
+    sched_fiber **stack_pool; /* finished or abandoned fibers to reuse */
+    size_t npool, pool_cap;
+    uint64_t fibers_made;
+
+    oxl_chan *chans;
+    uint64_t next_chan_id;
+    oxl_rng select_rng, user_rng;
+
+    sched_policy_state policy;
+    uint64_t switches, decisions, steps_since_advance;
+    oxl_time_ns last_time;
+    uint32_t *schedule;
+    size_t schedule_len, schedule_cap;
+
+    oxl_sched_status stop;   /* set when the run must end */
+    bool stopping;
+    char *report;
+    uint64_t foreign;
+    oxl_time_ns deadline;    /* start + time limit */
+
+    uint32_t label_run, label_spawn, label_done, label_cancel;
+
+    struct oxl_node *nodes;  /* NodeStates made in this run */
+    void *process_locals;    /* node_local table of the process node */
+    bool tearing_down;
+} oxl_sched;
+
+/* sched.c */
+oxl_sched *sched_enter(const char *call);    /* the running scheduler, or refuse a foreign call */
+oxl_sched *sched_active(void);               /* the scheduler of this thread, or NULL */
+void sched_make_ready(oxl_sched *s, oxl_task *t);
+/* Blocks the current task (its wait already described) until it is made
+ * ready. When the run stops meanwhile, it never returns. */
+void sched_block(oxl_sched *s);
+/* Queues the running task's wakeup at virtual time until (a sleep's end or
+ * a select's timeout): a World event, so one clock orders everything. */
+void sched_arm_wake(oxl_sched *s, oxl_time_ns until);
+void sched_cancel_task(oxl_sched *s, oxl_task *t);
+oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line);
+void sched_stop(oxl_sched *s, oxl_sched_status status, char *report);
+char *sched_strf(const char *fmt, ...) OXL_PRINTF(1, 2);
+void sched_fatal(const char *fmt, ...) OXL_PRINTF(1, 2) __attribute__((noreturn));
+/* After a call that may have cancelled the current task, end it for good. */
+void sched_check_self(oxl_sched *s);
+
+/* chan.c */
+void sched_waiter_unlink(sched_waiter *w);
+void sched_chans_free(oxl_sched *s);
+
+/* policy.c */
+void sched_policy_init(oxl_sched *s);
+void sched_policy_free(oxl_sched *s);
+void sched_policy_on_spawn(oxl_sched *s, oxl_task *t);
+/* Counts a scheduling step (PCT's change points are steps). */
+void sched_policy_step(oxl_sched *s);
+/* Picks the index of the next task among s->ready[0..nready). */
+size_t sched_policy_pick(oxl_sched *s);
+
+/* node/node.c */
+struct oxl_node {
+    oxl_sched *sched;
+    char *name;
+    char *data_dir;
+    char **roles;
+    size_t nroles;
+    oxl_task_fn boot;
+    void *boot_arg;
+    oxl_node_id world_id;
+    oxl_task *tasks;          /* the node's live tasks */
+    void *locals;             /* node_local table */
+    struct oxl_node *next;
+};
+void sched_node_link_task(oxl_node *n, oxl_task *t);
+void sched_node_unlink_task(oxl_node *n, oxl_task *t);
+void sched_nodes_teardown(oxl_sched *s);
+void sched_locals_free(void **table);
+
+#endif
