@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
         memset(&r, 0, sizeof r);
         r.rounds = rounds;
         oxl_sched_options o;
-        oxl_sched_options_default(&o, 42);
+        oxl_sched_options_default(&o, 42); if (getenv("RING_FIFO")) o.policy = OXL_POLICY_FIFO;
         double t0 = now_s();
         oxl_sched_result res = oxl_sched_run(ring_root, &r, &o);
         double dt = now_s() - t0;

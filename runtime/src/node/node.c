@@ -115,6 +115,7 @@ oxl_node *oxl_node_new(const oxl_node_config *cfg) {
     }
     n->next = s->nodes;
     s->nodes = n;
+    sim_boot_now(s->world, n->world_id); /* up at once: tasks can be spawned on it */
     return n;
 }
 

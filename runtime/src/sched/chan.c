@@ -139,9 +139,10 @@ uint64_t oxl_chan_id(const oxl_chan *c) { return c ? c->id : 0; }
 /* A sender's or receiver's wait for one channel (not a select). */
 static oxl_chan_status wait_on(oxl_sched *s, oxl_chan *c, bool send, void *elem, const char *file, int line) {
     oxl_task *self = s->current;
-    sched_waiter w = {.task = self, .chan = c, .elem = elem, .send = send, .case_index = 0};
-    waitq_push(send ? &c->senders : &c->receivers, &w);
-    self->waiters = &w;
+    sched_waiter *w = &self->one_waiter;
+    *w = (sched_waiter){.task = self, .chan = c, .elem = elem, .send = send, .case_index = 0};
+    waitq_push(send ? &c->senders : &c->receivers, w);
+    self->waiters = w;
     self->nwaiters = 1;
     self->wait = send ? WAIT_SEND : WAIT_RECV;
     self->wait_obj = c->id;
@@ -192,12 +193,8 @@ static bool can_send(const oxl_chan *c) { return c->closed || c->receivers.head 
 static bool can_recv(const oxl_chan *c) { return c->len || c->senders.head || c->closed; }
 
 /* Waking another task is a decision point: the woken one may run first. */
-static void after_wake(oxl_sched *s, bool woke, const char *file, int line) {
-    if (!woke) return;
-    oxl_task *self = s->current;
-    self->file = file;
-    self->line = line;
-    oxl_yield_at(file, line);
+static inline void after_wake(oxl_sched *s, bool woke, const char *file, int line) {
+    if (woke) sched_give_way(s, file, line);
 }
 
 oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file, int line) {
@@ -245,7 +242,7 @@ void oxl_chan_close(oxl_chan *c) {
         waiter_fire(s, c->senders.head, OXL_CHAN_CLOSED);
         woke = true;
     }
-    if (woke) oxl_yield_at("(close)", 0);
+    if (woke) sched_give_way(s, "(close)", 0);
 }
 
 /* ---- select ---- */

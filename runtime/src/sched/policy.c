@@ -39,10 +39,8 @@ void sched_policy_on_spawn(oxl_sched *s, oxl_task *t) {
     t->priority = d + (int64_t)(oxl_rng_next(&p->rng) >> 2);
 }
 
-void sched_policy_step(oxl_sched *s) {
+void sched_policy_pct_step(oxl_sched *s) {
     sched_policy_state *p = &s->policy;
-    p->steps++;
-    if (p->kind != OXL_POLICY_PCT) return;
     /* At the i-th change point, the task that ran the step drops to a
      * priority below every task that has not dropped yet. */
     for (int i = 0; i < p->nchange; i++)
@@ -71,5 +69,5 @@ size_t sched_policy_pick(oxl_sched *s) {
     }
     case OXL_POLICY_RANDOM: break;
     }
-    return (size_t)oxl_rng_below(&p->rng, n);
+    return sched_policy_random(p, n);
 }

@@ -100,11 +100,14 @@ void sched_make_ready(oxl_sched *s, oxl_task *t) {
     s->ready[s->nready++] = t;
 }
 
-static void ready_remove_at(oxl_sched *s, size_t i) {
-    /* The list is short (the tasks ready at one instant): a loop beats a
-     * call to memmove. */
-    for (size_t j = i + 1; j < s->nready; j++) s->ready[j - 1] = s->ready[j];
-    s->nready--;
+static inline void ready_remove_at(oxl_sched *s, size_t i) {
+    /* Mostly one or two tasks are ready: spare those a call to memmove. */
+    size_t last = --s->nready;
+    if (i == last) return;
+    if (i + 1 == last)
+        s->ready[i] = s->ready[last];
+    else
+        memmove(&s->ready[i], &s->ready[i + 1], (last - i) * sizeof *s->ready);
 }
 
 static void ready_remove(oxl_sched *s, oxl_task *t) {
@@ -220,10 +223,67 @@ static oxl_task *pick_next(oxl_sched *s) {
     return t;
 }
 
+/* No task is ready: step the World until one is, or until the run must
+ * stop (deadlock, time limit, World failure); false then. This runs on the
+ * main fiber, or right on the fiber of the task that just blocked, which
+ * saves a switch to main and back; either way no task is current while
+ * World callbacks run. */
+bool sched_drive_world(oxl_sched *s) {
+    oxl_world *w = s->world;
+    oxl_task *saved = s->current;
+    s->current = NULL;
+    while (!s->stopping && s->nready == 0) {
+        if (oxl_world_failed(w)) break;
+        oxl_time_ns t;
+        if (!sim_next_event_time(w, &t)) {
+            sched_stop(s, OXL_SCHED_DEADLOCK,
+                       task_report(s, "deadlock: every task of the deterministic simulation is blocked"));
+            break;
+        }
+        if (t > s->deadline) {
+            char limit[32], *header;
+            format_duration(limit, sizeof limit, s->opt.time_limit);
+            header = sched_strf("time limit: the deterministic simulation is still waiting after %s of virtual time",
+                                limit);
+            sched_stop(s, OXL_SCHED_TIME_LIMIT, task_report(s, header));
+            free(header);
+            break;
+        }
+        oxl_world_step(w);
+        if (oxl_world_now(w) != s->last_time) {
+            s->last_time = oxl_world_now(w);
+            s->steps_since_advance = 0;
+        }
+    }
+    /* A failure stops the run before any woken task goes on. */
+    if (!s->stopping && oxl_world_failed(w))
+        sched_stop(s, OXL_SCHED_WORLD_FAILED, sched_strf("simulation failed: %s", oxl_world_failure(w)));
+    s->current = saved;
+    return !s->stopping;
+}
+
+static void pool_put(oxl_sched *s, sched_fiber *f);
+static void task_free_record(oxl_sched *s, oxl_task *t);
+
 /* Leaves task self for the next ready task, or for the main fiber. A task
  * that finished (exiting) never comes back. */
 static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool exiting) {
     oxl_task *next = pick_next(s);
+    if (!next && self && !s->stopping) {
+        /* Drive the World from here. Its callbacks may cancel this very
+         * task (a kill of its node): its fiber is then kept out of the pool
+         * until we are off it (see sched_cancel_task). */
+        s->driving = from;
+        if (sched_drive_world(s)) next = pick_next(s);
+        s->driving = NULL;
+        if (self->state == TASK_CANCELLED) {
+            self->fiber = NULL;
+            pool_put(s, from);
+            if (self->detached) task_free_record(s, self);
+            self = NULL;
+            exiting = true;
+        }
+    }
     if (next && next == self) {
         self->state = TASK_RUNNING;
         return;
@@ -326,7 +386,9 @@ void sched_cancel_task(oxl_sched *s, oxl_task *t) {
     if (t->state == TASK_READY) ready_remove(s, t);
     bool self = t == s->current;
     task_end(s, t, TASK_CANCELLED);
-    if (!self) {
+    /* The fiber driving the World (a blocked task's) stays out of the pool
+     * until switch_away is off it. */
+    if (!self && t->fiber != s->driving) {
         /* Suspended (or never started): abandon its stack. */
         pool_put(s, t->fiber);
         t->fiber = NULL;
@@ -400,7 +462,7 @@ oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, c
 }
 
 /* A decision point where the running task may go on or give way. */
-static void give_way(oxl_sched *s, const char *file, int line) {
+void sched_give_way(oxl_sched *s, const char *file, int line) {
     oxl_task *self = s->current;
     self->file = file;
     self->line = line;
@@ -424,7 +486,7 @@ oxl_task *oxl_spawn_on_node_at(oxl_node *node, oxl_task_fn fn, void *arg, const 
     if (node && !oxl_node_is_up(node)) oxl_panic_at(file, line, "spawn on node %s, which is down", node->name);
     oxl_task *t = sched_spawn(s, node, fn, arg, file, line);
     if (!t) sched_block(s); /* the run is stopping: this task never runs again */
-    give_way(s, file, line);
+    sched_give_way(s, file, line);
     return t;
 }
 
@@ -487,7 +549,7 @@ oxl_node *oxl_task_node(const oxl_task *t) { return t ? t->node : NULL; }
 
 void oxl_yield_at(const char *file, int line) {
     oxl_sched *s = sched_enter("oxl_yield");
-    if (s) give_way(s, file, line);
+    if (s) sched_give_way(s, file, line);
 }
 
 /* ---- time ---- */
@@ -618,43 +680,18 @@ bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed) {
 }
 
 static void main_loop(oxl_sched *s) {
-    oxl_world *w = s->world;
     while (!s->stopping) {
         oxl_task *next = pick_next(s);
-        if (next) {
-            s->current = next;
-            next->state = TASK_RUNNING;
-            s->switches++;
-            sched_trace(s, next, s->label_run);
-            sched_fiber_switch(&s->main_fiber, next->fiber);
+        if (!next) {
+            if (!sched_drive_world(s)) break;
             continue;
         }
-        if (s->stopping) break;
-        if (oxl_world_failed(w)) break;
-        oxl_time_ns t;
-        if (!sim_next_event_time(w, &t)) {
-            sched_stop(s, OXL_SCHED_DEADLOCK,
-                       task_report(s, "deadlock: every task of the deterministic simulation is blocked"));
-            break;
-        }
-        if (t > s->deadline) {
-            char limit[32], *header;
-            format_duration(limit, sizeof limit, s->opt.time_limit);
-            header = sched_strf("time limit: the deterministic simulation is still waiting after %s of virtual time",
-                                limit);
-            sched_stop(s, OXL_SCHED_TIME_LIMIT, task_report(s, header));
-            free(header);
-            break;
-        }
-        oxl_world_step(w);
-        if (oxl_world_failed(w)) break; /* before any woken task runs on */
-        if (oxl_world_now(w) != s->last_time) {
-            s->last_time = oxl_world_now(w);
-            s->steps_since_advance = 0;
-        }
+        s->current = next;
+        next->state = TASK_RUNNING;
+        s->switches++;
+        sched_trace(s, next, s->label_run);
+        sched_fiber_switch(&s->main_fiber, next->fiber);
     }
-    if (!s->stopping && oxl_world_failed(w))
-        sched_stop(s, OXL_SCHED_WORLD_FAILED, sched_strf("simulation failed: %s", oxl_world_failure(w)));
 }
 
 static void sched_free(oxl_sched *s) {

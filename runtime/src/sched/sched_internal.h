@@ -51,29 +51,32 @@ struct oxl_chan {
     struct oxl_chan *next_all; /* every channel of the run, freed at its end */
 };
 
+/* Hot fields (touched at every switch and channel handoff) come first, so a
+ * task costs the scheduler one or two cache lines, not four. */
 struct oxl_task {
-    uint64_t id;
-    uint32_t slot;              /* index in sched.tasks */
-    uint8_t state;              /* sched_task_state */
-    bool detached, joined;
-    oxl_task_fn fn;
-    void *arg, *result;
-    oxl_node *node;
     sched_fiber *fiber;         /* NULL once it ended (back in the pool) */
-    int64_t priority;           /* PCT */
-    /* what a blocked task waits for, and where it stopped */
+    uint64_t id;
+    oxl_node *node;
+    uint8_t state;              /* sched_task_state */
     uint8_t wait;               /* sched_wait_kind */
+    bool detached, joined;
+    uint32_t nwaiters;
+    sched_waiter *waiters;      /* while blocked on channels */
+    uint64_t wake_handle;       /* queued World wake, to cancel */
+    int32_t fired_case;         /* select: the case that completed; -1 = timeout */
+    oxl_chan_status fired_status;
+    const char *file;           /* where it stopped */
+    int line;
+    uint32_t slot;              /* index in sched.tasks */
+    sched_waiter one_waiter;    /* a plain send or receive waits here: the task's
+                                   own cache lines, not its stack's */
+    /* colder: what a blocked task waits for, for reports */
     uint64_t wait_obj;          /* channel or task id */
     uint32_t wait_cases;
     oxl_time_ns wait_until;
-    const char *file;
-    int line;
-    uint64_t wake_handle;       /* queued World wake, to cancel */
-    /* the outcome of a wait */
-    int32_t fired_case;         /* select: the case that completed; -1 = timeout */
-    oxl_chan_status fired_status;
-    sched_waiter *waiters;      /* while blocked on channels */
-    uint32_t nwaiters;
+    int64_t priority;           /* PCT */
+    oxl_task_fn fn;
+    void *arg, *result;
     struct oxl_task *joiners;   /* tasks blocked joining this one */
     struct oxl_task *next_joiner;
     struct oxl_task *join_target; /* while blocked in join */
@@ -88,6 +91,8 @@ typedef struct sched_policy_state {
     int nchange;
     int64_t next_low;        /* PCT: priorities below every initial one */
     size_t script_pos;
+    uint64_t bits;           /* RANDOM: unused bits of the last draw */
+    unsigned nbits;
 } sched_policy_state;
 
 typedef struct oxl_sched {
@@ -111,6 +116,7 @@ typedef struct oxl_sched {
     sched_fiber **stack_pool; /* finished or abandoned fibers to reuse */
     size_t npool, pool_cap;
     uint64_t fibers_made;
+    sched_fiber *driving;    /* the task fiber stepping the World, if any */
 
     oxl_chan *chans;
     uint64_t next_chan_id;
@@ -139,6 +145,9 @@ typedef struct oxl_sched {
 oxl_sched *sched_enter(const char *call);    /* the running scheduler, or refuse a foreign call */
 oxl_sched *sched_active(void);               /* the scheduler of this thread, or NULL */
 void sched_make_ready(oxl_sched *s, oxl_task *t);
+bool sched_drive_world(oxl_sched *s);
+/* A decision point where the running task may go on or give way. */
+void sched_give_way(oxl_sched *s, const char *file, int line);
 /* Blocks the current task (its wait already described) until it is made
  * ready. When the run stops meanwhile, it never returns. */
 void sched_block(oxl_sched *s);
@@ -161,8 +170,31 @@ void sched_chans_free(oxl_sched *s);
 void sched_policy_init(oxl_sched *s);
 void sched_policy_free(oxl_sched *s);
 void sched_policy_on_spawn(oxl_sched *s, oxl_task *t);
-/* Counts a scheduling step (PCT's change points are steps). */
-void sched_policy_step(oxl_sched *s);
+/* PCT's change points are steps: lowers the last runner's priority at one. */
+void sched_policy_pct_step(oxl_sched *s);
+
+/* Counts a scheduling step. */
+static inline void sched_policy_step(oxl_sched *s) {
+    s->policy.steps++;
+    if (s->policy.kind == OXL_POLICY_PCT) sched_policy_pct_step(s);
+}
+
+/* A uniform choice in [0, n) from the policy's stream. Two candidates are
+ * the common case (the runner and the task it woke): they take one bit of
+ * a 64-bit draw, so one draw serves 64 such decisions. */
+static inline size_t sched_policy_random(sched_policy_state *p, size_t n) {
+    if (n == 2) {
+        if (p->nbits == 0) {
+            p->bits = oxl_rng_next(&p->rng);
+            p->nbits = 64;
+        }
+        size_t bit = (size_t)(p->bits & 1);
+        p->bits >>= 1;
+        p->nbits--;
+        return bit;
+    }
+    return (size_t)oxl_rng_below(&p->rng, n);
+}
 /* Picks the index of the next task among s->ready[0..nready). */
 size_t sched_policy_pick(oxl_sched *s);
 

@@ -190,6 +190,9 @@ struct oxl_world {
     int ninvariants;
 
     oxl_rng tie_rng, net_rng, fault_rng, dead_rng;
+    uint64_t tie_bits;      /* unused bits of the last tie draw */
+    unsigned tie_nbits;
+    uint32_t label_wake;    /* interned once: the scheduler's wakeups are hot */
 
     char *failure;
     sim_trace trace;
@@ -223,6 +226,8 @@ void sim_cancel_event(oxl_world *w, uint64_t handle);
 /* The time of the next queued event; false when the queue is empty. */
 bool sim_next_event_time(const oxl_world *w, oxl_time_ns *t);
 uint32_t sim_intern(oxl_world *w, const char *label);
+/* Boots a node just added right away instead of at its queued boot event. */
+void sim_boot_now(oxl_world *w, oxl_node_id id);
 
 /* net.c */
 bool sim_net_send(oxl_world *w, oxl_node_id from, oxl_node_id to, const void *data, size_t len);

@@ -127,6 +127,7 @@ oxl_world *oxl_world_new(const oxl_world_options *opt) {
     if (w->opt.max_events == 0) w->opt.max_events = UINT64_C(1000000000);
     labels_init(&w->labels);
     sim_trace_init(&w->trace, w->opt.trace_capacity);
+    w->label_wake = sim_label_intern(&w->labels, "wake");
     uint64_t seed = w->opt.seed;
     oxl_rng_seed(&w->tie_rng, seed, "ties");
     oxl_rng_seed(&w->net_rng, seed, "net");
@@ -235,9 +236,14 @@ const char *oxl_world_strf(oxl_world *w, const char *fmt, ...) {
 
 /* ---- the event queue ---- */
 
-static inline bool heap_less(const sim_heap_item *a, const sim_heap_item *b) {
-    return a->time < b->time || (a->time == b->time && a->tie < b->tie);
+/* Times are never negative (nothing can be scheduled in the past), so
+ * (time, tie) compares as one unsigned 128-bit number: one branch, not
+ * two. */
+static inline unsigned __int128 heap_key(const sim_heap_item *a) {
+    return (unsigned __int128)(uint64_t)a->time << 64 | a->tie;
 }
+
+static inline bool heap_less(const sim_heap_item *a, const sim_heap_item *b) { return heap_key(a) < heap_key(b); }
 
 static void heap_push(oxl_world *w, sim_heap_item it) {
     if (w->heap_len == w->heap_cap) {
@@ -246,29 +252,41 @@ static void heap_push(oxl_world *w, sim_heap_item it) {
     }
     size_t i = w->heap_len++;
     sim_heap_item *h = w->heap;
+    unsigned __int128 key = heap_key(&it);
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!heap_less(&it, &h[parent])) break;
+        if (key >= heap_key(&h[parent])) break;
         h[i] = h[parent];
         i = parent;
     }
     h[i] = it;
 }
 
+/* Floyd's pop: walk the hole down to a leaf along the smaller children (one
+ * comparison a level, no comparison with the last item), then let the last
+ * item rise from there. The last item is a leaf's, so it rarely rises far. */
 static sim_heap_item heap_pop(oxl_world *w) {
     sim_heap_item *h = w->heap;
     sim_heap_item top = h[0];
-    sim_heap_item last = h[--w->heap_len];
-    size_t n = w->heap_len, i = 0;
+    size_t n = --w->heap_len;
+    if (n == 0) return top;
+    sim_heap_item last = h[n];
+    size_t i = 0;
     for (;;) {
         size_t child = 2 * i + 1;
         if (child >= n) break;
         if (child + 1 < n && heap_less(&h[child + 1], &h[child])) child++;
-        if (!heap_less(&h[child], &last)) break;
         h[i] = h[child];
         i = child;
     }
-    if (n) h[i] = last;
+    unsigned __int128 key = heap_key(&last);
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (key >= heap_key(&h[parent])) break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = last;
     return top;
 }
 
@@ -303,7 +321,16 @@ uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
     dst->seq = seq;
     dst->cancelled = 0;
     uint64_t tie = seq;
-    if (w->opt.randomize_ties) tie |= (oxl_rng_next(&w->tie_rng) >> SIM_SEQ_BITS) << SIM_SEQ_BITS;
+    if (w->opt.randomize_ties) {
+        /* 24 bits a tie: one 64-bit draw serves two events. */
+        if (w->tie_nbits < 64 - SIM_SEQ_BITS) {
+            w->tie_bits = oxl_rng_next(&w->tie_rng);
+            w->tie_nbits = 64;
+        }
+        tie |= (w->tie_bits >> SIM_SEQ_BITS) << SIM_SEQ_BITS;
+        w->tie_bits <<= 64 - SIM_SEQ_BITS;
+        w->tie_nbits -= 64 - SIM_SEQ_BITS;
+    }
     heap_push(w, (sim_heap_item){t, tie, slot});
     return slot;
 }
@@ -434,6 +461,11 @@ static void node_boot(oxl_world *w, oxl_node_id id, oxl_event_kind kind, uint64_
     }
     n->proc = p;
     WITH_RUNNING_NODE(w, id, p->ops->start(p, c));
+}
+
+void sim_boot_now(oxl_world *w, oxl_node_id id) {
+    if (sim_valid_node(w, id) && !w->nodes[id].up && w->nodes[id].incarnation == 1)
+        node_boot(w, id, OXL_EV_START, w->next_seq); /* its queued boot event is then void */
 }
 
 static void node_crash(oxl_world *w, oxl_node_id id, uint64_t seq) {
@@ -715,8 +747,7 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
             sim_net_unblock(w, ev.u.unblock.partition);
             break;
         case SIM_WAKE:
-            sim_trace_record(w, OXL_EV_TASK, ev.node, OXL_NO_NODE, ev.seq, ev.u.wake.tag,
-                             sim_label_intern(&w->labels, "wake"));
+            sim_trace_record(w, OXL_EV_TASK, ev.node, OXL_NO_NODE, ev.seq, ev.u.wake.tag, w->label_wake);
             ev.u.wake.fn(w, ev.u.wake.arg, ev.u.wake.tag);
             break;
         case SIM_KILL:

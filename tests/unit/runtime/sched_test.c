@@ -548,6 +548,33 @@ static void test_cancel(void) {
     oxl_sched_result_free(&r);
 }
 
+/* A World event kills the node of the task that is stepping the World
+ * from its own fiber (the last task to block does that). */
+static void *sleeps_forever(void *arg) {
+    for (;;) oxl_sleep(10 * OXL_MS);
+    return NULL;
+}
+
+static void kill_n2(oxl_world *w, void *arg) { oxl_world_kill(w, oxl_world_node_by_name(w, "n2")); }
+
+static void *driver_killed_root(void *arg) {
+    oxl_node_config cfg = {.name = "n2"};
+    oxl_node *n = oxl_node_new(&cfg);
+    oxl_task *t = oxl_spawn_on_node(n, sleeps_forever, NULL);
+    oxl_world_after(oxl_sched_world(), 25 * OXL_MS, "kill n2", kill_n2, NULL);
+    oxl_join_status st = oxl_join(t, NULL); /* blocks first: t drives the World */
+    return (void *)(intptr_t)(st == OXL_JOIN_CANCELLED ? oxl_now() : -1);
+}
+
+static void test_driver_cancelled(void) {
+    oxl_sched_options o = opts(1);
+    oxl_sched_result r = oxl_sched_run(driver_killed_root, NULL, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "a task killed while it steps the World ends cleanly");
+    if (r.report) tap_diag("%s", r.report);
+    tap_is_int((intptr_t)r.value, 25 * OXL_MS, "its joiner sees the cancellation at the kill's time");
+    oxl_sched_result_free(&r);
+}
+
 /* ---- clock controls ---- */
 static void *clock_root(void *arg) {
     transcript *log = arg;
@@ -675,6 +702,7 @@ int main(void) {
     test_cancel();
     test_nodes();
     test_clock();
+    test_driver_cancelled();
     test_foreign();
     test_fresh_processes();
     return tap_done();
