@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Thread_local oxl_sched *tls_sched;
+_Thread_local oxl_sched *sched_tls;
+#define tls_sched sched_tls
 static oxl_sched *_Atomic active_sched; /* for refusing and counting foreign calls */
 static _Atomic uint64_t foreign_calls;
 
@@ -45,12 +46,10 @@ void sched_fatal(const char *fmt, ...) {
 
 oxl_sched *sched_active(void) { return tls_sched; }
 
-oxl_sched *sched_enter(const char *call) {
+oxl_sched *sched_enter_slow(const char *call) {
     oxl_sched *s = tls_sched;
-    if (SIM_LIKELY(s && s->current)) {
-        /* A task cancelled while it ran (its node was killed under it) ends
-         * at its next call into the scheduler. */
-        if (SIM_UNLIKELY(s->current->state == TASK_CANCELLED)) sched_check_self(s);
+    if (s && s->current) { /* a task cancelled while it ran ends here */
+        sched_check_self(s);
         return s;
     }
     if (s) sched_fatal("%s called outside a task of the deterministic scheduler", call);
@@ -68,7 +67,7 @@ static const char *node_label(const oxl_node *n) { return n ? n->name : "process
 static oxl_node_id node_world(const oxl_node *n) { return n ? n->world_id : OXL_NO_NODE; }
 
 static void sched_trace(oxl_sched *s, const oxl_task *t, uint32_t label) {
-    sim_trace_record(s->world, OXL_EV_TASK, node_world(t->node), OXL_NO_NODE, s->world->next_seq, t->id, label);
+    sim_trace_record(s->world, OXL_EV_TASK, t->world_node, OXL_NO_NODE, s->world->next_seq, t->id, label);
 }
 
 /* Durations in reports: the largest unit that divides them. */
@@ -420,6 +419,7 @@ oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, c
     t->fn = fn;
     t->arg = arg;
     t->node = node;
+    t->world_node = node_world(node);
     t->file = file;
     t->line = line;
     t->fired_case = -1;
@@ -573,7 +573,7 @@ void sched_arm_wake(oxl_sched *s, oxl_time_ns until) {
     oxl_task *self = s->current;
     self->wait_until = until;
     uint64_t tag = ((uint64_t)self->slot << 40) | (self->id & ((UINT64_C(1) << 40) - 1));
-    self->wake_handle = sim_schedule_wake(s->world, until, node_world(self->node), wake_sleeper, s, tag);
+    self->wake_handle = sim_schedule_wake(s->world, until, self->world_node, wake_sleeper, s, tag);
 }
 
 void oxl_sleep_at(oxl_dur_ns d, const char *file, int line) {

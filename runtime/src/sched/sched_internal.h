@@ -57,6 +57,7 @@ struct oxl_task {
     sched_fiber *fiber;         /* NULL once it ended (back in the pool) */
     uint64_t id;
     oxl_node *node;
+    oxl_node_id world_node;     /* node's World id, kept here for the trace */
     uint8_t state;              /* sched_task_state */
     uint8_t wait;               /* sched_wait_kind */
     bool detached, joined;
@@ -142,7 +143,18 @@ typedef struct oxl_sched {
 } oxl_sched;
 
 /* sched.c */
-oxl_sched *sched_enter(const char *call);    /* the running scheduler, or refuse a foreign call */
+extern _Thread_local oxl_sched *sched_tls;
+oxl_sched *sched_enter_slow(const char *call);
+
+/* The running scheduler, for a call from one of its tasks. Anything else
+ * takes the slow path: a task cancelled while it ran ends there, a call
+ * from another thread is refused and counted (NULL), a call outside any
+ * run is fatal. */
+static inline oxl_sched *sched_enter(const char *call) {
+    oxl_sched *s = sched_tls;
+    if (SIM_LIKELY(s && s->current && s->current->state != TASK_CANCELLED)) return s;
+    return sched_enter_slow(call);
+}
 oxl_sched *sched_active(void);               /* the scheduler of this thread, or NULL */
 void sched_make_ready(oxl_sched *s, oxl_task *t);
 bool sched_drive_world(oxl_sched *s);

@@ -21,33 +21,6 @@ void sim_trace_init(sim_trace *t, uint32_t capacity) {
 
 void sim_trace_free(sim_trace *t) { free(t->ring); }
 
-/* One 64x64->128 multiply folds two words (the wyhash "mum" step); the
- * odd constants keep a zero word from erasing the history. */
-static inline uint64_t trace_mum(uint64_t a, uint64_t b) {
-    unsigned __int128 r = (unsigned __int128)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
-void sim_trace_record(oxl_world *w, oxl_event_kind kind, oxl_node_id node, oxl_node_id peer, uint64_t seq,
-                      uint64_t arg, uint32_t label) {
-    sim_trace *t = &w->trace;
-    uint64_t who = (uint64_t)kind | (uint64_t)(uint32_t)(node + 1) << 8 | (uint64_t)(uint32_t)(peer + 1) << 36;
-    uint64_t h = trace_mum(t->hash ^ who ^ UINT64_C(0xA0761D6478BD642F), (uint64_t)w->now ^ UINT64_C(0xE7037ED1A0B428DB));
-    h = trace_mum(h ^ seq ^ UINT64_C(0x8EBC6AF09C88C6E3),
-                  arg ^ w->labels.items[label].hash ^ UINT64_C(0x589965CC75374CC3));
-    t->hash = h;
-    oxl_trace_event *e = &t->ring[t->count & t->mask];
-    e->index = t->count++;
-    e->time = w->now;
-    e->seq = seq;
-    e->arg = arg;
-    e->hash_after = h;
-    e->node = node;
-    e->peer = peer;
-    e->label = label;
-    e->kind = (uint8_t)kind;
-}
-
 uint64_t oxl_world_trace_hash(const oxl_world *w) { return w->trace.hash; }
 uint64_t oxl_world_trace_count(const oxl_world *w) { return w->trace.count; }
 

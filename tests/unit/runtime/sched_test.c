@@ -673,17 +673,60 @@ static bool child_transcript(uint64_t seed, char *out, size_t cap) {
 }
 
 static void test_fresh_processes(void) {
-    bool all = true;
+    bool all = true, differ = false;
+    char first[1024] = "";
     for (uint64_t seed = 1; seed <= 5; seed++) {
-        char here[1024], there[1024];
+        char here[1024], a[1024], b[1024];
         transcript_of(seed, here, sizeof here);
-        all = child_transcript(seed, there, sizeof there) && strcmp(here, there) == 0 && all;
-        if (seed == 1) tap_diag("seed 1: %s", here);
+        all = child_transcript(seed, a, sizeof a) && child_transcript(seed, b, sizeof b) && strcmp(a, b) == 0 &&
+              strcmp(here, a) == 0 && all;
+        if (seed == 1) {
+            tap_diag("seed 1: %s", here);
+            snprintf(first, sizeof first, "%s", here);
+        } else {
+            differ = differ || strcmp(first, here) != 0;
+        }
     }
-    tap_ok(all, "same seed, fresh process: same interleaving, rand draws, select choice, virtual time and hash");
+    tap_ok(all, "same seed in two fresh processes: same interleaving, rand draws, select choice, virtual time and hash");
+    tap_ok(differ, "other seeds give other transcripts");
+}
+
+/* A failed run's process exits 101 with the report on stderr. */
+static void test_exit_status(void) {
+    int err[2];
+    if (pipe(err) != 0) {
+        tap_ok(false, "pipe");
+        return;
+    }
+    char *envp[] = {"OXL_SCHED_TEST_DEADLOCK=1", NULL};
+    char *argv[] = {"sched_test", NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    posix_spawn_file_actions_addclose(&fa, err[0]);
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    close(err[1]);
+    char buf[1024] = "";
+    ssize_t n = rc == 0 ? read(err[0], buf, sizeof buf - 1) : -1;
+    buf[n > 0 ? n : 0] = 0;
+    close(err[0]);
+    int status = 0;
+    if (rc == 0) waitpid(pid, &status, 0);
+    tap_ok(rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 101, "a deadlocked program exits with status 101");
+    tap_contains(buf, "deadlock: every task of the deterministic simulation is blocked\n  task 1 on process: ",
+                 "and prints the report on stderr");
 }
 
 int main(void) {
+    if (getenv("OXL_SCHED_TEST_DEADLOCK")) {
+        oxl_sched_options o = opts(1);
+        oxl_sched_result r = oxl_sched_run(deadlock_root, NULL, &o);
+        int status = oxl_sched_exit_status(&r, stderr);
+        oxl_sched_result_free(&r);
+        return status;
+    }
     const char *child = getenv("OXL_SCHED_TEST_CHILD");
     if (child) {
         char out[1024];
@@ -705,5 +748,6 @@ int main(void) {
     test_driver_cancelled();
     test_foreign();
     test_fresh_processes();
+    test_exit_status();
     return tap_done();
 }
