@@ -245,13 +245,8 @@ static inline unsigned __int128 heap_key(const sim_heap_item *a) {
 
 static inline bool heap_less(const sim_heap_item *a, const sim_heap_item *b) { return heap_key(a) < heap_key(b); }
 
-static void heap_push(oxl_world *w, sim_heap_item it) {
-    if (w->heap_len == w->heap_cap) {
-        w->heap_cap *= 2;
-        w->heap = sim_xrealloc(w->heap, w->heap_cap * sizeof *w->heap);
-    }
-    size_t i = w->heap_len++;
-    sim_heap_item *h = w->heap;
+/* Puts `it` at hole i, or higher while its parent is later. */
+static inline void heap_sift_up(sim_heap_item *h, size_t i, sim_heap_item it) {
     unsigned __int128 key = heap_key(&it);
     while (i > 0) {
         size_t parent = (i - 1) / 2;
@@ -260,6 +255,14 @@ static void heap_push(oxl_world *w, sim_heap_item it) {
         i = parent;
     }
     h[i] = it;
+}
+
+static void heap_push(oxl_world *w, sim_heap_item it) {
+    if (w->heap_len == w->heap_cap) {
+        w->heap_cap *= 2;
+        w->heap = sim_xrealloc(w->heap, w->heap_cap * sizeof *w->heap);
+    }
+    heap_sift_up(w->heap, w->heap_len++, it);
 }
 
 /* Floyd's pop: walk the hole down to a leaf along the smaller children (one
@@ -279,14 +282,7 @@ static sim_heap_item heap_pop(oxl_world *w) {
         h[i] = h[child];
         i = child;
     }
-    unsigned __int128 key = heap_key(&last);
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (key >= heap_key(&h[parent])) break;
-        h[i] = h[parent];
-        i = parent;
-    }
-    h[i] = last;
+    heap_sift_up(h, i, last);
     return top;
 }
 
