@@ -4,9 +4,14 @@
  *   bench_sched_ring [rounds]   (default 200) */
 #include "oxl_sched.h"
 
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 enum { TASKS = 100 };
 
@@ -86,17 +91,33 @@ static const char python_ring[] =
     "best = min(asyncio.run(main()) for _ in range(5))\n"
     "print(best * 1e9 / (TASKS * ROUNDS))\n";
 
-/* ns per hop of the asyncio ring, or a negative number without python3. */
+/* ns per hop of the asyncio ring (python3 -c, argv only, no shell), or a
+ * negative number when python3 does not run. */
 static double python_ns_per_hop(long rounds) {
-    char cmd[2048 + sizeof python_ring];
-    /* The script goes through a here-document, so no quoting games. */
-    snprintf(cmd, sizeof cmd, "python3 - %ld <<'OXL_PY_EOF'\n%sOXL_PY_EOF\n", rounds, python_ring);
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    char rounds_arg[32];
+    snprintf(rounds_arg, sizeof rounds_arg, "%ld", rounds);
+    char *argv[] = {"python3", "-c", (char *)python_ring, rounds_arg, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "python3", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        return -1;
+    }
+    FILE *in = fdopen(fds[0], "r");
     double ns = -1;
-    if (fscanf(p, "%lf", &ns) != 1) ns = -1;
-    if (pclose(p) != 0) ns = -1;
-    return ns;
+    if (!in || fscanf(in, "%lf", &ns) != 1) ns = -1;
+    if (in) fclose(in);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ns : -1;
 }
 
 /* Best ns per hop over 20 runs with one policy. */
