@@ -8,8 +8,15 @@
  * memoization: a doubly linked list of call and return entries in event
  * order; a call whose return has not been passed may be linearized next; a
  * configuration (set of linearized ops, register value) already explored is
- * never explored again. Everything is bounded: ops per history, states per
- * key, memo memory, shrinking effort and report length.
+ * never explored again. Info ops (outcome unknown) have no return entry and
+ * may be linearized or left out; the search is done once every completed op
+ * is linearized. Because they stay callable forever, info ops can multiply
+ * the configurations, so a few dominance prunings (see search_register) cut
+ * the variants that can only do less than one already explored.
+ *
+ * Everything is bounded: ops per history, states per key, memo memory,
+ * shrinking effort and report length. Hash tables only answer membership;
+ * no result depends on their order.
  *
  * Depends on libc and oxl_sim.h only; no global mutable state.
  */
@@ -28,7 +35,7 @@
 #define HISTORY_MAX_OPS (1u << 20)             /* ops per history */
 #define HISTORY_NO_OP UINT32_MAX                /* invoke's answer when it refuses */
 #define LIN_DEFAULT_BUDGET UINT64_C(1000000)    /* states per key when budget == 0 */
-#define MEMO_MAX_BYTES ((size_t)1 << 30)        /* memo memory per search */
+#define MEMO_MAX_BYTES ((size_t)512 << 20)      /* memo memory per search */
 #define SHRINK_BUDGET_FACTOR 8                  /* shrinking may spend 8 budgets of work */
 #define REPORT_MAX_OPS 200                      /* op lines printed in a report */
 #define MISUSE_TEXT_MAX 160                     /* bytes of the first misuse's description */
@@ -378,7 +385,8 @@ static memo_answer memo_insert(memo *m, const bitset *done, const bitset *used, 
         uint32_t x = newest;
         for (int scanned = 0; x && scanned < MEMO_GROUP_SCAN; scanned++) {
             const memo_entry *e = &m->entries[x - 1];
-            if (window_subset(m->pool + e->off + e->done_len, e->used_lo, e->used_len, used)) return MEMO_SEEN;
+            if (window_subset(m->pool + e->off + e->done_len, e->used_lo, e->used_len, used))
+                return MEMO_SEEN;
             x = e->group_next;
         }
     }
@@ -565,46 +573,25 @@ static search_outcome search_register(const lin_op *ops, size_t n, int64_t initi
     nodes[0].next = 1;
     nodes[tail].prev = tail - 1;
 
+    /* Each configuration is walked twice up to the first listed return:
+     * completed calls first, then info calls. Trying the required ops first
+     * reaches every (done, value) with few info ops used, so the dominance
+     * check prunes the variants that spend more of them. */
     size_t remaining = completed; /* return entries still in the list */
     size_t depth = 0;
     int64_t state = initial;
     uint32_t e = nodes[0].next;
+    bool info_pass = false;
     while (remaining > 0) {
         /* A return entry is still listed, so the walk meets it before the end. */
         assert(e != tail && e != 0);
         list_node *nd = &nodes[e];
-        if (nd->is_call) {
-            const lin_op *op = &ops[nd->op];
-            bitset *bits = op->completed ? &done : &used;
-            int64_t next;
-            bool dominated = false;
-            if (!op->completed) {
-                dominated = twin[nd->op] != NO_TWIN && !bitset_test(&used, bit_of[twin[nd->op]]);
-                /* An info write right after an info op erases that op's effect. */
-                if (op->kind == OXL_OP_WRITE && depth > 0 && !ops[nodes[stack[depth - 1].call].op].completed)
-                    dominated = true;
+        if (!nd->is_call) {
+            if (!info_pass && n_info > 0) {
+                info_pass = true;
+                e = nodes[0].next;
+                continue;
             }
-            if (!dominated && lin_step(op, state, &next) && (op->completed || next != state)) {
-                bitset_set(bits, bit_of[nd->op]);
-                memo_answer m = memo_insert(&seen, &done, &used, next);
-                if (m == MEMO_NEW) {
-                    if (++*visited > budget) {
-                        outcome = SEARCH_BUDGET;
-                        goto finish;
-                    }
-                    assert(depth < n);
-                    stack[depth++] = (frame){.call = e, .state = state};
-                    state = next;
-                    lift(nodes, e);
-                    if (nd->match) remaining--;
-                    e = nodes[0].next;
-                    continue;
-                }
-                if (m == MEMO_FULL) goto finish;
-                bitset_clear(bits, bit_of[nd->op]);
-            }
-            e = nd->next;
-        } else {
             /* An op returned before we linearized it: undo the last choice. */
             if (depth == 0) {
                 outcome = SEARCH_VIOLATION;
@@ -617,7 +604,45 @@ static search_outcome search_register(const lin_op *ops, size_t n, int64_t initi
             unlift(nodes, f.call);
             if (nodes[f.call].match) remaining++;
             e = nodes[f.call].next;
+            info_pass = !ops[op].completed;
+            continue;
         }
+        const lin_op *op = &ops[nd->op];
+        if (op->completed == info_pass) { /* not this pass's kind of call */
+            e = nd->next;
+            continue;
+        }
+        bool dominated = false;
+        if (info_pass) {
+            dominated = twin[nd->op] != NO_TWIN && !bitset_test(&used, bit_of[twin[nd->op]]);
+            /* An info write right after an info op erases that op's effect. */
+            if (op->kind == OXL_OP_WRITE && depth > 0 && !ops[nodes[stack[depth - 1].call].op].completed)
+                dominated = true;
+        }
+        int64_t next;
+        if (!dominated && lin_step(op, state, &next) && (op->completed || next != state)) {
+            bitset *bits = op->completed ? &done : &used;
+            bitset_set(bits, bit_of[nd->op]);
+            memo_answer m = memo_insert(&seen, &done, &used, next);
+            if (m == MEMO_NEW) {
+                if (*visited == budget) { /* this would be one state too many */
+                    outcome = SEARCH_BUDGET;
+                    goto finish;
+                }
+                ++*visited;
+                assert(depth < n);
+                stack[depth++] = (frame){.call = e, .state = state};
+                state = next;
+                lift(nodes, e);
+                if (nd->match) remaining--;
+                e = nodes[0].next;
+                info_pass = false;
+                continue;
+            }
+            if (m == MEMO_FULL) goto finish;
+            bitset_clear(bits, bit_of[nd->op]);
+        }
+        e = nd->next;
     }
     outcome = SEARCH_OK;
 
@@ -742,9 +767,9 @@ static bool try_remove(shrinker *s, uint32_t *ids, size_t *n, size_t at, size_t 
 }
 
 /* Shrinks the failing ids to a history from which no single op can be
- * removed while it still fails (without orphaning an observation): chunks first (cheap on long histories), then
- * single ops until a whole pass removes nothing. Returns false when the
- * effort limit stopped it early. */
+ * removed while it still fails (without orphaning an observation): chunks
+ * first (cheap on long histories), then single ops in order until a whole
+ * pass removes nothing. Returns false when the effort limit stopped it. */
 static bool shrink(shrinker *s, uint32_t *ids, size_t *n) {
     for (size_t chunk = *n / 2; chunk >= 2; chunk /= 2) {
         for (size_t at = 0; at + chunk <= *n;) {
@@ -871,6 +896,10 @@ static int cmp_key_ref(const void *x, const void *y) {
     return (a->id > b->id) - (a->id < b->id);
 }
 
+static const char *plural(size_t n) {
+    return n == 1 ? "" : "s";
+}
+
 static oxl_lin_result unknown_result(uint64_t key, uint64_t explored, char *report) {
     return (oxl_lin_result){.verdict = OXL_LIN_UNKNOWN, .key = key, .explored = explored, .report = report};
 }
@@ -893,14 +922,17 @@ static char *violation_report(const oxl_history *h, uint64_t key, uint32_t *ids,
     for (uint32_t i = 0; i < h->count; i++) failed += h->ops[i].key == key && h->ops[i].status == OP_FAIL;
 
     strbuf b = {0};
-    sb_printf(&b, "not linearizable: key %" PRIu64 " (register starting at %" PRId64 "), %zu of %zu operations form a %s:\n",
-              key, initial, n, total,
-              minimal ? "minimal failing history" : "failing history (shrinking stopped at its limit; may not be minimal)");
+    sb_printf(&b, "not linearizable: key %" PRIu64 " (register starting at %" PRId64 "), ", key, initial);
+    sb_printf(&b, "%zu of %zu operations form a %s:\n", n, total,
+              minimal ? "minimal failing history"
+                      : "failing history (shrinking stopped at its limit; may not be minimal)");
     for (size_t i = 0; i < n && i < REPORT_MAX_OPS; i++) report_op(&b, &h->ops[ids[i]]);
     if (n > REPORT_MAX_OPS) sb_printf(&b, "  ... %zu more operations\n", n - REPORT_MAX_OPS);
-    if (failed) sb_printf(&b, "  (%zu failed operations on this key were left out: they had no effect)\n", failed);
+    if (failed)
+        sb_printf(&b, "  (%zu failed operation%s on this key left out: no effect)\n", failed, plural(failed));
     if (other_failing || undecided)
-        sb_printf(&b, "  (also: %zu other keys not linearizable, %zu keys undecided)\n", other_failing, undecided);
+        sb_printf(&b, "  (also: %zu other key%s not linearizable, %zu key%s undecided)\n", other_failing,
+                  plural(other_failing), undecided, plural(undecided));
     return sb_take(&b);
 }
 
@@ -908,7 +940,7 @@ oxl_lin_result oxl_check_register(const oxl_history *h, int64_t initial, uint64_
     if (!h) return unknown_result(0, 0, report_text("history is malformed: NULL history"));
     if (h->misuses)
         return unknown_result(0, 0, report_text("history is malformed: %s (%" PRIu64 " misuse%s in all)",
-                                                h->first_misuse, h->misuses, h->misuses == 1 ? "" : "s"));
+                                                h->first_misuse, h->misuses, plural(h->misuses)));
     if (budget == 0) budget = LIN_DEFAULT_BUDGET;
 
     /* Group the ops that may have had an effect by key, in invoke order. */
@@ -971,17 +1003,18 @@ oxl_lin_result oxl_check_register(const oxl_history *h, int64_t initial, uint64_
                                       n_failing - 1, n_undecided);
     } else if (have_undecided) {
         char others[64] = "";
-        if (n_undecided > 1) snprintf(others, sizeof others, "; %zu other keys undecided too", n_undecided - 1);
+        if (n_undecided > 1)
+            snprintf(others, sizeof others, "; %zu other key%s undecided too", n_undecided - 1,
+                     plural(n_undecided - 1));
+        char why[96];
         if (undecided_why == SEARCH_BUDGET)
-            res = unknown_result(undecided_key, explored,
-                                 report_text("undecided: key %" PRIu64 " (register starting at %" PRId64 "): the search "
-                                             "budget of %" PRIu64 " states ran out on its %zu operations%s",
-                                             undecided_key, initial, budget, undecided_size, others));
+            snprintf(why, sizeof why, "budget of %" PRIu64 " states ran out", budget);
         else
-            res = unknown_result(undecided_key, explored,
-                                 report_text("undecided: key %" PRIu64 " (register starting at %" PRId64 "): the search "
-                                             "ran out of memory (limit %zu MiB) on its %zu operations%s",
-                                             undecided_key, initial, MEMO_MAX_BYTES >> 20, undecided_size, others));
+            snprintf(why, sizeof why, "ran out of memory (limit %zu MiB)", (size_t)MEMO_MAX_BYTES >> 20);
+        res = unknown_result(undecided_key, explored,
+                             report_text("undecided: key %" PRIu64 " (register starting at %" PRId64
+                                         "): the search %s on its %zu operations%s",
+                                         undecided_key, initial, why, undecided_size, others));
     }
     free(ids);
     return res;

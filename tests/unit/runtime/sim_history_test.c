@@ -325,7 +325,8 @@ static void test_stale_read(void) {
     tap_is_int(r.verdict, OXL_LIN_VIOLATION, "a stale read after a completed write is a violation");
     tap_is_uint(r.key, 3, "the violation names key 3");
     tap_is_str(r.report,
-               "not linearizable: key 3 (register starting at 0), 2 of 2 operations form a minimal failing history:\n"
+               "not linearizable: key 3 (register starting at 0), "
+               "2 of 2 operations form a minimal failing history:\n"
                "  client 1  write(5)                 invoke @11.000ms  ok @13.000ms\n"
                "  client 2  read() -> 0              invoke @15.000ms  ok @17.000ms\n",
                "the report shows the failing history");
@@ -353,7 +354,8 @@ static void test_concurrent_write(void) {
     read_ok(&x, 3, 0, 0);
     ok(&x, w, 0);
     oxl_lin_result r = oxl_check_register(x.h, 0, 0);
-    tap_is_int(r.verdict, OXL_LIN_VIOLATION, "new then old across sequential reads during a write is a violation");
+    tap_is_int(r.verdict, OXL_LIN_VIOLATION,
+               "new then old across sequential reads during a write is a violation");
     tap_contains(r.report, "3 of 3 operations", "all three ops are needed");
     tap_contains(r.report, "read() -> 1", "the report shows the read of the new value");
     oxl_lin_result_free(&r);
@@ -497,7 +499,7 @@ static void test_fail(void) {
     oxl_lin_result r = oxl_check_register(x.h, 0, 0);
     tap_is_int(r.verdict, OXL_LIN_VIOLATION, "a read seeing a failed write's value is a violation");
     tap_contains(r.report, "1 of 1 operations", "the failed write is not part of the history");
-    tap_contains(r.report, "1 failed operations on this key were left out", "the report says so");
+    tap_contains(r.report, "1 failed operation on this key left out", "the report says so");
     oxl_lin_result_free(&r);
     hist_free(&x);
 
@@ -550,7 +552,7 @@ static void test_smallest_key(void) {
     oxl_lin_result r = oxl_check_register(x.h, 0, 0);
     tap_is_int(r.verdict, OXL_LIN_VIOLATION, "two failing keys: violation");
     tap_is_uint(r.key, 9, "the key with the fewest ops is reported");
-    tap_contains(r.report, "also: 1 other keys not linearizable", "the report mentions the other key");
+    tap_contains(r.report, "also: 1 other key not linearizable", "the report mentions the other key");
     oxl_lin_result_free(&r);
     hist_free(&x);
 
@@ -604,7 +606,8 @@ static void test_malformed(void) {
     hist_free(&x);
 
     /* NULL history: nothing to count, nothing to crash. */
-    tap_is_uint(oxl_history_invoke(NULL, 1, 0, OXL_OP_READ, 0, 0, 0), UINT32_MAX, "invoke on NULL is refused");
+    tap_is_uint(oxl_history_invoke(NULL, 1, 0, OXL_OP_READ, 0, 0, 0), UINT32_MAX,
+                "invoke on NULL is refused");
     oxl_history_ok(NULL, 0, 0, 0);
     oxl_history_fail(NULL, 0, 0);
     oxl_history_info(NULL, 0, 0);
@@ -644,7 +647,7 @@ static void test_budget(void) {
     tap_is_int(r.verdict, OXL_LIN_UNKNOWN, "budget 10 on a 200-op concurrent history: unknown");
     tap_is_uint(r.key, 0, "the undecided key is named");
     tap_contains(r.report, "budget of 10 states ran out", "the report says the budget ran out");
-    tap_ok(r.explored <= 11, "the search stopped at the budget (%" PRIu64 " states)", r.explored);
+    tap_is_uint(r.explored, 10, "the search stopped at the budget");
     oxl_lin_result_free(&r);
 
     double t0 = now_seconds();
@@ -662,10 +665,27 @@ static void test_budget(void) {
     r = oxl_check_register(x.h, 0, 10);
     tap_is_int(r.verdict, OXL_LIN_VIOLATION, "violation on one key beats unknown on another");
     tap_is_uint(r.key, 5, "and names the failing key");
-    tap_contains(r.report, "1 keys undecided", "the report mentions the undecided key");
+    tap_contains(r.report, "1 key undecided", "the report mentions the undecided key");
     oxl_lin_result_free(&r);
     hist_free(&x);
     script_free(&s);
+
+    /* Shrinking has a limit too (8 budgets of work): past it the report says so. */
+    x = hist_new();
+    for (int64_t v = 1; v <= 4; v++) {
+        write_ok(&x, 1, 0, v);
+        read_ok(&x, 2, 0, v);
+    }
+    read_ok(&x, 3, 0, 3);
+    r = oxl_check_register(x.h, 0, 8);
+    tap_is_int(r.verdict, OXL_LIN_VIOLATION, "a violation found within a tight budget");
+    tap_contains(r.report, "may not be minimal", "is reported unshrunk when shrinking runs out");
+    oxl_lin_result_free(&r);
+    r = oxl_check_register(x.h, 0, 0);
+    tap_contains(r.report, "3 of 9 operations form a minimal failing history",
+                 "the default budget shrinks it to write(3), write(4), read() -> 3");
+    oxl_lin_result_free(&r);
+    hist_free(&x);
 
     x = hist_new();
     write_ok(&x, 1, 0, 1);
@@ -697,8 +717,8 @@ static void test_random_small(void) {
         agree += same;
         violations += !brute;
         if (!same)
-            tap_diag("seed %d: checker %d, brute force %s\n%s", seed, (int)r.verdict, brute ? "ok" : "violation",
-                     r.report ? r.report : "(no report)");
+            tap_diag("seed %d: checker %d, brute force %s\n%s", seed, (int)r.verdict,
+                     brute ? "ok" : "violation", r.report ? r.report : "(no report)");
         oxl_lin_result_free(&r);
         oxl_history_free(h);
         script_free(&s);
@@ -706,8 +726,8 @@ static void test_random_small(void) {
     tap_is_int(original_ok, total, "every generated history is linearizable for the checker");
     tap_is_int(original_brute_ok, total, "and for the brute force");
     tap_is_int(agree, total, "checker and brute force agree on %d mutated histories", total);
-    tap_ok(violations >= total / 5, "the mutations produce violations (%d of %d, %d mutated)", violations, total,
-           mutated);
+    tap_ok(violations >= total / 5, "the mutations produce violations (%d of %d, %d mutated)", violations,
+           total, mutated);
 }
 
 static void test_large(void) {
@@ -726,6 +746,34 @@ static void test_large(void) {
     oxl_history_free(h);
     script_free(&s);
 
+    /* Info ops stay open forever and multiply the configurations: 200 ops
+     * from 5 clients with 10% of them info, as they are and mutated. */
+    gen_params pi = big_params();
+    pi.p_info = 10;
+    int originals_ok = 0, decided = 0, runs = 0;
+    double worst_info = 0;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        s = generate(seed + 100, pi);
+        for (int k = 0; k < 3; k++) {
+            if (k > 0) mutate(&s, seed * 10 + (uint64_t)k, pi.n_values);
+            h = replay(&s);
+            t0 = now_seconds();
+            r = oxl_check_register(h, 0, 0);
+            dt = now_seconds() - t0;
+            if (dt > worst_info) worst_info = dt;
+            if (k == 0) originals_ok += r.verdict == OXL_LIN_OK;
+            decided += r.verdict != OXL_LIN_UNKNOWN;
+            runs++;
+            oxl_lin_result_free(&r);
+            oxl_history_free(h);
+        }
+        script_free(&s);
+    }
+    tap_is_int(originals_ok, 10, "info-heavy generated histories are linearizable");
+    tap_is_int(decided, runs, "every info-heavy history, mutated or not, gets a definite verdict");
+    /* Speed is measured, not asserted: the budget above bounds the work. */
+    tap_diag("the slowest info-heavy check took %.3fs", worst_info);
+
     /* A violation hidden in a 200-op concurrent history: found and shrunk. */
     s = generate(42, big_params());
     bool found = false;
@@ -742,10 +790,15 @@ static void test_large(void) {
         if (dt > worst) worst = dt;
         if (r.verdict == OXL_LIN_VIOLATION) {
             found = true;
+            oxl_lin_result again = oxl_check_register(h, 0, 0);
+            tap_is_str(again.report, r.report, "a second check gives the same report");
+            tap_is_uint(again.explored, r.explored, "after the same search");
+            oxl_lin_result_free(&again);
             unsigned shown = 0, of = 0;
             const char *m = r.report ? strstr(r.report, "), ") : NULL;
             if (m) sscanf(m, "), %u of %u", &shown, &of);
-            tap_ok(shown >= 1 && shown <= 8 && of >= 150, "op %d's bad read: shrunk to %u of %u ops", i, shown, of);
+            tap_ok(shown >= 1 && shown <= 8 && of >= 150, "op %d's bad read: shrunk to %u of %u ops", i,
+                   shown, of);
             tap_diag("%s", r.report ? r.report : "(no report)");
         }
         oxl_lin_result_free(&r);
@@ -753,7 +806,7 @@ static void test_large(void) {
         o->out = saved;
     }
     tap_ok(found, "a mutated read in the second half is caught");
-    tap_ok(worst < 1.0, "each check with shrinking took at most %.3fs", worst);
+    tap_diag("each check with shrinking took at most %.3fs", worst);
     script_free(&s);
 }
 
