@@ -654,7 +654,8 @@ static void test_budget(void) {
     r = oxl_check_register(h, 0, 0);
     double dt = now_seconds() - t0;
     tap_is_int(r.verdict, OXL_LIN_OK, "the default budget decides it: linearizable");
-    tap_ok(dt < 1.0, "200 ops from 5 clients checked in %.3fs (%" PRIu64 " states)", dt, r.explored);
+    tap_ok(r.explored < 100000, "200 ops from 5 clients take a small search (%" PRIu64 " states)", r.explored);
+    tap_diag("checked in %.3fs", dt);
     oxl_lin_result_free(&r);
     oxl_history_free(h);
 
@@ -741,7 +742,8 @@ static void test_large(void) {
     oxl_lin_result r = oxl_check_register(h, 0, 0);
     double dt = now_seconds() - t0;
     tap_is_int(r.verdict, OXL_LIN_OK, "20,000 ops over 100 keys are linearizable");
-    tap_ok(dt < 2.0, "checked in %.3fs (%" PRIu64 " states)", dt, r.explored);
+    tap_ok(r.explored < 1000000, "split by key, the search stays small (%" PRIu64 " states)", r.explored);
+    tap_diag("checked in %.3fs", dt);
     oxl_lin_result_free(&r);
     oxl_history_free(h);
     script_free(&s);
