@@ -70,6 +70,13 @@ static void sched_trace(oxl_sched *s, const oxl_task *t, uint32_t label) {
     sim_trace_record(s->world, OXL_EV_TASK, t->world_node, OXL_NO_NODE, s->world->next_seq, t->id, label);
 }
 
+/* A switch to task t: in the hash, so equal hashes mean equal schedules,
+ * but not in the kept trace, where a hundred switches would push out the
+ * sends, faults and notes a person reads first. */
+static inline void sched_trace_run(oxl_sched *s, const oxl_task *t) {
+    sim_trace_fold(s->world, OXL_EV_TASK, t->world_node, OXL_NO_NODE, s->world->next_seq, t->id, s->label_run);
+}
+
 /* Durations in reports: the largest unit that divides them. */
 static void format_duration(char *buf, size_t cap, oxl_dur_ns d) {
     static const struct {
@@ -206,7 +213,8 @@ static oxl_task *pick_next(oxl_sched *s) {
     sched_policy_step(s);
     size_t i = 0;
     if (s->nready > 1) {
-        i = sched_policy_pick(s);
+        i = SIM_LIKELY(s->policy.kind == OXL_POLICY_RANDOM) ? sched_policy_random(&s->policy, s->nready)
+                                                            : sched_policy_pick(s);
         s->decisions++;
         if (s->opt.record_schedule) {
             if (s->schedule_len == s->schedule_cap) {
@@ -292,7 +300,7 @@ static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool ex
     if (next) {
         next->state = TASK_RUNNING;
         s->switches++;
-        sched_trace(s, next, s->label_run);
+        sched_trace_run(s, next);
         to = next->fiber;
     }
     if (exiting)
@@ -689,7 +697,7 @@ static void main_loop(oxl_sched *s) {
         s->current = next;
         next->state = TASK_RUNNING;
         s->switches++;
-        sched_trace(s, next, s->label_run);
+        sched_trace_run(s, next);
         sched_fiber_switch(&s->main_fiber, next->fiber);
     }
 }

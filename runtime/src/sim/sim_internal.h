@@ -157,7 +157,8 @@ typedef struct sim_invariant {
 typedef struct sim_trace {
     oxl_trace_event *ring; /* capacity is a power of two */
     uint64_t mask;
-    uint64_t count;
+    uint64_t count;        /* events kept (recorded) */
+    uint64_t folded;       /* events in the hash: recorded ones and hash-only ones */
     uint64_t hash;
 } sim_trace;
 
@@ -247,11 +248,10 @@ static inline uint64_t sim_trace_mum(uint64_t a, uint64_t b) {
     return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-/* Records one event: folds (kind, node, peer, time, seq, arg, label text)
- * into the running hash, never an address, and keeps it in the ring.
- * Inline: it is on every hot path (switches, deliveries, timers). */
-static inline void sim_trace_record(oxl_world *w, oxl_event_kind kind, oxl_node_id node, oxl_node_id peer,
-                                    uint64_t seq, uint64_t arg, uint32_t label) {
+/* Folds one event (kind, node, peer, time, seq, arg, label text) into the
+ * running hash: never an address. */
+static inline uint64_t sim_trace_fold(oxl_world *w, oxl_event_kind kind, oxl_node_id node, oxl_node_id peer,
+                                      uint64_t seq, uint64_t arg, uint32_t label) {
     sim_trace *t = &w->trace;
     uint64_t who = (uint64_t)kind | (uint64_t)(uint32_t)(node + 1) << 8 | (uint64_t)(uint32_t)(peer + 1) << 36;
     uint64_t h = sim_trace_mum(t->hash ^ who ^ UINT64_C(0xA0761D6478BD642F),
@@ -259,6 +259,16 @@ static inline void sim_trace_record(oxl_world *w, oxl_event_kind kind, oxl_node_
     h = sim_trace_mum(h ^ seq ^ UINT64_C(0x8EBC6AF09C88C6E3),
                       arg ^ w->labels.items[label].hash ^ UINT64_C(0x589965CC75374CC3));
     t->hash = h;
+    t->folded++;
+    return h;
+}
+
+/* Records one event: folds it into the hash and keeps it in the ring.
+ * Inline: it is on every hot path (deliveries, timers, wakeups). */
+static inline void sim_trace_record(oxl_world *w, oxl_event_kind kind, oxl_node_id node, oxl_node_id peer,
+                                    uint64_t seq, uint64_t arg, uint32_t label) {
+    sim_trace *t = &w->trace;
+    uint64_t h = sim_trace_fold(w, kind, node, peer, seq, arg, label);
     oxl_trace_event *e = &t->ring[t->count & t->mask];
     e->index = t->count++;
     e->time = w->now;

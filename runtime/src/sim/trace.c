@@ -132,10 +132,11 @@ int64_t oxl_trace_first_divergence(const oxl_world *a, const oxl_world *b, FILE 
         const oxl_trace_event *x = &ta->ring[i & ta->mask], *y = &tb->ring[i & tb->mask];
         if (events_equal(a, x, b, y)) {
             if (x->hash_after == y->hash_after) continue;
-            /* Equal events, unequal hashes: they parted before the window. */
+            /* Equal events, unequal hashes: they parted earlier, before the
+             * kept window or in events hashed but not kept (task switches). */
             if (out)
-                fprintf(out, "the runs diverge before event #%" PRIu64 ", the oldest both still keep "
-                             "(raise trace_capacity to see where)\n", i);
+                fprintf(out, "the runs diverge before event #%" PRIu64 ": in an older event (raise trace_capacity) "
+                             "or in the task switches, which the hash covers but the trace does not keep\n", i);
             return (int64_t)i;
         }
         if (out) {
