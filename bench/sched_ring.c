@@ -121,7 +121,7 @@ static double python_ns_per_hop(long rounds) {
 }
 
 /* Best ns per hop over 20 runs with one policy. */
-static double measure(long rounds, oxl_policy policy, const char *name) {
+static double measure(long rounds, oxl_policy policy, bool preempt, const char *name) {
     double best = 1e30, best_run = 1e30;
     for (int rep = 0; rep < 20; rep++) {
         ring r;
@@ -130,6 +130,7 @@ static double measure(long rounds, oxl_policy policy, const char *name) {
         oxl_sched_options o;
         oxl_sched_options_default(&o, 42);
         o.policy = policy;
+        o.preempt_on_wake = preempt;
         double t0 = now_s();
         oxl_sched_result res = oxl_sched_run(ring_root, &r, &o);
         double dt = now_s() - t0;
@@ -159,10 +160,12 @@ int main(int argc, char **argv) {
         }
     }
     printf("sched_ring.hops: %ld hops\n", rounds * TASKS);
-    double random_ns = measure(rounds, OXL_POLICY_RANDOM, "random");
-    double fifo_ns = measure(rounds, OXL_POLICY_FIFO, "fifo");
+    double random_ns = measure(rounds, OXL_POLICY_RANDOM, false, "random");
+    double fifo_ns = measure(rounds, OXL_POLICY_FIFO, false, "fifo");
+    double preempt_ns = measure(rounds, OXL_POLICY_RANDOM, true, "preempt_on_wake");
     printf("sched_ring.ns_per_hop: %.1f ns (default random policy; target <= 50)\n", random_ns);
     printf("sched_ring.fifo.ns_per_hop: %.1f ns\n", fifo_ns);
+    printf("sched_ring.preempt_on_wake.ns_per_hop: %.1f ns (random policy, a decision at every wakeup)\n", preempt_ns);
     double py = python_ns_per_hop(rounds);
     if (py > 0) {
         printf("sched_ring.asyncio_ns_per_hop: %.1f ns\n", py);

@@ -48,6 +48,9 @@ typedef struct oxl_sched_options {
     const uint32_t *script;      /* SCRIPTED: the choices; an out-of-range choice clamps, */
     size_t script_len;           /*   past the end the policy is FIFO */
     bool record_schedule;        /* keep every decision in the result */
+    bool preempt_on_wake;        /* also decide at a spawn and at a wakeup whether the new or
+                                    woken task runs before its waker (default off: the waker
+                                    goes on until it suspends, as in asyncio) */
     uint64_t max_switches;       /* a run past this many switches fails as livelock (default 1e9) */
     uint64_t livelock_switches;  /* switches without time advancing that make a livelock (default 1e6) */
     size_t stack_size;           /* bytes per task stack (default 256 KiB) */

@@ -192,9 +192,10 @@ static oxl_chan_status do_recv(oxl_sched *s, oxl_chan *c, void *elem, bool *woke
 static bool can_send(const oxl_chan *c) { return c->closed || c->receivers.head || (c->cap && buf_has_room(c)); }
 static bool can_recv(const oxl_chan *c) { return c->len || c->senders.head || c->closed; }
 
-/* Waking another task is a decision point: the woken one may run first. */
+/* A task that wakes another goes on, as in asyncio and simloop, unless the
+ * run asked for preemption at wakeups (then the woken one may run first). */
 static inline void after_wake(oxl_sched *s, bool woke, const char *file, int line) {
-    if (woke) sched_give_way(s, file, line);
+    if (woke && s->opt.preempt_on_wake) sched_give_way(s, file, line);
 }
 
 oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file, int line) {
@@ -242,7 +243,7 @@ void oxl_chan_close(oxl_chan *c) {
         waiter_fire(s, c->senders.head, OXL_CHAN_CLOSED);
         woke = true;
     }
-    if (woke) sched_give_way(s, "(close)", 0);
+    after_wake(s, woke, "(close)", 0);
 }
 
 /* ---- select ---- */

@@ -494,7 +494,7 @@ oxl_task *oxl_spawn_on_node_at(oxl_node *node, oxl_task_fn fn, void *arg, const 
     if (node && !oxl_node_is_up(node)) oxl_panic_at(file, line, "spawn on node %s, which is down", node->name);
     oxl_task *t = sched_spawn(s, node, fn, arg, file, line);
     if (!t) sched_block(s); /* the run is stopping: this task never runs again */
-    sched_give_way(s, file, line);
+    if (s->opt.preempt_on_wake) sched_give_way(s, file, line);
     return t;
 }
 
