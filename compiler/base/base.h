@@ -58,6 +58,10 @@ typedef struct base_span {
     uint32_t file, off, len;
 } base_span;
 
+/* A span's file for a diagnostic that has no place in any source (added
+ * with the syntax front end: diag_print shows "oxl: error: ..."). */
+#define BASE_NO_FILE UINT32_MAX
+
 typedef struct base_pos {
     uint32_t line, col;
 } base_pos;

@@ -1,0 +1,37 @@
+# driver: the static library oxlfront (every front-end stage's sources, as
+# the stages' sources.cmake listed them) and the oxl executable, placed at
+# the top of the build tree (build/oxl).
+set(OXL_VERSION_STRING "0.1.0")
+
+add_library(oxlfront STATIC ${OXL_FRONT_SOURCES})
+target_include_directories(oxlfront
+  PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
+  PRIVATE ${OXL_FRONT_GENERATED_INCLUDES})
+
+# The semantic stage is optional until compiler/sema/sources.cmake exists;
+# the driver calls it only when it is built in.
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/sema/sources.cmake)
+  set(OXL_HAVE_SEMA ON)
+else()
+  set(OXL_HAVE_SEMA OFF)
+endif()
+
+add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c)
+target_link_libraries(oxl PRIVATE oxlfront)
+target_compile_definitions(oxl PRIVATE
+  OXL_VERSION="${OXL_VERSION_STRING}"
+  OXL_STD_DIR="${PROJECT_SOURCE_DIR}/std"
+  $<$<BOOL:${OXL_HAVE_SEMA}>:OXL_HAVE_SEMA=1>)
+set_target_properties(oxl PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+
+# Fuzzing build (tests/fuzz/, tests/compiler/syntax.cmake): the front end
+# instrumented for libFuzzer's coverage, with ASan and UBSan.
+option(OXL_FUZZ "Build the libFuzzer target tests/fuzz (needs clang)" OFF)
+if(OXL_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "OXL_FUZZ=ON needs clang (CC=clang or -DCMAKE_C_COMPILER=clang)")
+  endif()
+  target_compile_options(oxlfront PRIVATE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  # whatever links the instrumented library needs the sanitizers' runtime
+  target_link_options(oxlfront INTERFACE -fsanitize=address,undefined)
+endif()
