@@ -1,0 +1,1222 @@
+/* check_expr.c: the types of expressions. Every checked node gets its type
+ * in node->type (identifiers also their symbol in node->sym); an
+ * expression already reported gets the error type, which is assignable
+ * everywhere, so one mistake gives one message. Constant operands are
+ * folded as they are checked, which is how constant overflow is found. */
+#include "sema/sema_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static base_span name_at(const ast_node *n) { return n->name_span.len ? n->name_span : n->span; }
+
+base_span sema_end_span(base_span s) {
+    if (s.len > 0) {
+        s.off += s.len - 1;
+        s.len = 1;
+    }
+    return s;
+}
+
+/* ---- folded constants, by node (open addressing on the pointer) ---- */
+static uint32_t cmap_hash(const ast_node *n, uint32_t cap) {
+    uintptr_t p = (uintptr_t)n;
+    p ^= p >> 17;
+    p *= 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(p >> 32) & (cap - 1);
+}
+
+void sema_set_const(sema_ctx *c, const ast_node *e, sema_const *v) {
+    if ((c->cmap_len + 1) * 2 > c->cmap_cap) {
+        uint32_t ncap = c->cmap_cap ? c->cmap_cap * 2 : 256;
+        sema_cmap_entry *n = base_alloc(c->arena, sizeof *n * ncap);
+        for (uint32_t i = 0; i < c->cmap_cap; i++) {
+            if (!c->cmap[i].node)
+                continue;
+            uint32_t h = cmap_hash(c->cmap[i].node, ncap);
+            while (n[h].node)
+                h = (h + 1) & (ncap - 1);
+            n[h] = c->cmap[i];
+        }
+        c->cmap = n;
+        c->cmap_cap = ncap;
+    }
+    uint32_t h = cmap_hash(e, c->cmap_cap);
+    while (c->cmap[h].node && c->cmap[h].node != e)
+        h = (h + 1) & (c->cmap_cap - 1);
+    if (!c->cmap[h].node)
+        c->cmap_len++;
+    c->cmap[h].node = e;
+    c->cmap[h].val = v;
+}
+
+const sema_const *sema_const_of(const sema_ctx *c, const ast_node *e) {
+    if (!c->cmap_cap || !e)
+        return NULL;
+    uint32_t h = cmap_hash(e, c->cmap_cap);
+    while (c->cmap[h].node) {
+        if (c->cmap[h].node == e)
+            return c->cmap[h].val;
+        h = (h + 1) & (c->cmap_cap - 1);
+    }
+    return NULL;
+}
+
+static void set_int(sema_ctx *c, ast_node *e, int64_t v) {
+    sema_const *k = base_alloc(c->arena, sizeof *k);
+    k->kind = CV_INT;
+    k->i = v;
+    sema_set_const(c, e, k);
+}
+
+static void set_bool(sema_ctx *c, ast_node *e, bool v) {
+    sema_const *k = base_alloc(c->arena, sizeof *k);
+    k->kind = CV_BOOL;
+    k->i = v;
+    sema_set_const(c, e, k);
+}
+
+/* ---- coercion ---- */
+
+bool sema_coerce(sema_ctx *c, ast_node *e, sema_type *to, const char *what) {
+    sema_type *from = e->type;
+    if (ty_assignable(from, to))
+        return true;
+    const char *hint = "";
+    if (from->kind == TY_UNION && ty_has_member(from, c->t_none) && ty_assignable(ty_without(c, from, c->t_none), to))
+        hint = " (it may be none: check it with `match`, `is` or `!= none` first)";
+    else if (from->kind == TY_UNION && ty_has_member(from, c->t_rpc_error) &&
+             ty_assignable(ty_without(c, from, c->t_rpc_error), to))
+        hint = " (a remote call can fail: handle RpcError with `match` or `is` first)";
+    if (what)
+        diag_report(c->d, DIAG_ERROR, e->span, "mismatched types: %s expects %s, found %s%s", what, ty_str(c, to),
+                    ty_str(c, from), hint);
+    else
+        diag_report(c->d, DIAG_ERROR, e->span, "mismatched types: expected %s, found %s%s", ty_str(c, to),
+                    ty_str(c, from), hint);
+    e->type = c->t_error;
+    return false;
+}
+
+sema_type *sema_check_value(sema_ctx *c, ast_node *e, sema_type *to, const char *what) {
+    sema_check_expr(c, e, to);
+    sema_coerce(c, e, to, what);
+    return e->type;
+}
+
+/* Checks the arguments of a call that already failed, so errors inside
+ * them are still found. */
+static void check_args_loose(sema_ctx *c, ast_node *call) {
+    for (uint32_t i = 0; i < call->list.len; i++) {
+        ast_node *a = call->list.items[i];
+        if (a->a)
+            sema_check_expr(c, a->a, NULL);
+        a->type = a->a ? a->a->type : c->t_error;
+    }
+}
+
+/* Positional arguments first, then labelled ones in any order; a label
+ * names any parameter. `deadline:` is the extra label of remote calls. */
+sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline,
+                                uint32_t first_arg) {
+    uint32_t n = sig->nparams;
+    ast_node **given = base_alloc(c->arena, sizeof(ast_node *) * (n ? n : 1));
+    bool seen_named = false, seen_deadline = false;
+    uint32_t pos = 0;
+    char what[160];
+    for (uint32_t i = first_arg; i < call->list.len; i++) {
+        ast_node *a = call->list.items[i];
+        if (!a->a) {
+            DIAG_INTERNAL(c->d, "argument without a value");
+            continue;
+        }
+        if (!a->name) {
+            if (seen_named) {
+                diag_report(c->d, DIAG_ERROR, a->span, "a positional argument cannot follow a labelled one");
+                sema_check_expr(c, a->a, NULL);
+                a->type = c->t_error;
+                continue;
+            }
+            if (pos >= n) {
+                diag_report(c->d, DIAG_ERROR, a->span, "too many arguments to %s: it takes %u", sig->what, n);
+                sema_check_expr(c, a->a, NULL);
+                a->type = c->t_error;
+                pos++;
+                continue;
+            }
+            given[pos] = a;
+            snprintf(what, sizeof what, "argument '%s' of %s", sig->params[pos].name ? sig->params[pos].name : "_",
+                     sig->what);
+            a->type = sema_check_value(c, a->a, sig->params[pos].type, what);
+            pos++;
+            continue;
+        }
+        seen_named = true;
+        uint32_t k = 0;
+        while (k < n && sig->params[k].name != a->name)
+            k++;
+        if (k == n) {
+            if (allow_deadline && a->name == c->n_deadline) {
+                if (seen_deadline)
+                    diag_report(c->d, DIAG_ERROR, name_at(a), "argument 'deadline' is given more than once");
+                seen_deadline = true;
+                a->type = sema_check_value(c, a->a, c->t_duration, "deadline");
+                continue;
+            }
+            if (a->name == c->n_deadline)
+                diag_report(c->d, DIAG_ERROR, name_at(a),
+                            "deadline: applies only to a remote rpc call (Service.rpc(...) from outside the service)");
+            else
+                diag_report(c->d, DIAG_ERROR, name_at(a), "unknown argument label '%s': %s has no parameter '%s'",
+                            a->name, sig->what, a->name);
+            sema_check_expr(c, a->a, NULL);
+            a->type = c->t_error;
+            continue;
+        }
+        if (given[k]) {
+            diag_report(c->d, DIAG_ERROR, name_at(a), "argument '%s' is given more than once", a->name);
+            sema_check_expr(c, a->a, NULL);
+            a->type = c->t_error;
+            continue;
+        }
+        given[k] = a;
+        snprintf(what, sizeof what, "argument '%s' of %s", a->name, sig->what);
+        a->type = sema_check_value(c, a->a, sig->params[k].type, what);
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (!given[k] && !sig->params[k].dflt)
+            diag_report(c->d, DIAG_ERROR, sema_end_span(call->span), "missing argument '%s' in call to %s",
+                        sig->params[k].name ? sig->params[k].name : "_", sig->what);
+    return sig->result;
+}
+
+/* A call of a function value: positional arguments only. */
+static sema_type *call_fn_value(sema_ctx *c, ast_node *call, sema_type *ft) {
+    uint32_t n = ft->nitems;
+    uint32_t i = 0;
+    for (; i < call->list.len; i++) {
+        ast_node *a = call->list.items[i];
+        if (a->name) {
+            diag_report(c->d, DIAG_ERROR, name_at(a), "a function value takes positional arguments only");
+            sema_check_expr(c, a->a, NULL);
+            continue;
+        }
+        if (i >= n) {
+            diag_report(c->d, DIAG_ERROR, a->span, "too many arguments: the function takes %u", n);
+            sema_check_expr(c, a->a, NULL);
+            continue;
+        }
+        a->type = sema_check_value(c, a->a, ft->items[i], "argument");
+    }
+    if (call->list.len < n)
+        diag_report(c->d, DIAG_ERROR, sema_end_span(call->span), "not enough arguments: the function takes %u, found %u",
+                    n, call->list.len);
+    return ft->elem;
+}
+
+/* ---- names ---- */
+
+static sema_type *value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
+    e->sym = s;
+    s->used = true;
+    if (s->owner && s->kind == SYM_LOCAL)
+        s->owner->used = true; /* a narrowed view of a local */
+    switch (s->kind) {
+    case SYM_LOCAL:
+    case SYM_PARAM:
+        return s->type ? s->type : c->t_error;
+    case SYM_STATE:
+        sema_resolve_sym(c, s);
+        return s->type ? s->type : c->t_error;
+    case SYM_CONST:
+        if (!sema_resolve_sym(c, s))
+            return c->t_error;
+        if (s->cval)
+            sema_set_const(c, e, s->cval);
+        return s->type ? s->type : c->t_error;
+    case SYM_FN:
+        sema_resolve_sym(c, s);
+        return s->type ? s->type : c->t_error;
+    case SYM_BUILTIN:
+        diag_report(c->d, DIAG_ERROR, e->span, "built-in function '%s' must be called", s->name);
+        return c->t_error;
+    case SYM_SERVICE:
+        diag_report(c->d, DIAG_ERROR, e->span, "'%s' is a service, not a value: call its rpcs as %s.name(...)",
+                    s->name, s->name);
+        return c->t_error;
+    default:
+        diag_report(c->d, DIAG_ERROR, e->span, "'%s' is a %s, not a value", s->name, sym_kind_name(s));
+        return c->t_error;
+    }
+}
+
+static sema_type *check_ident(sema_ctx *c, ast_node *e) {
+    sema_sym *s = e->name ? scope_lookup(c->scope, e->name) : NULL;
+    if (!s) {
+        if (e->name == c->n_underscore)
+            diag_report(c->d, DIAG_ERROR, e->span, "'_' is not a value");
+        else
+            diag_report(c->d, DIAG_ERROR, e->span, "unknown name '%s'", e->name ? e->name : "?");
+        return c->t_error;
+    }
+    return value_of_sym(c, e, s);
+}
+
+static const char *union_hint(sema_ctx *c, sema_type *t) {
+    if (ty_has_member(t, c->t_none))
+        return ": it may be none; narrow it with `match`, `is` or `!= none` first";
+    return ": narrow it with `match` or `is` first";
+}
+
+static sema_type *check_field_access(sema_ctx *c, ast_node *e) {
+    bool failed = false;
+    sema_sym *p = sema_resolve_path(c, e, &failed);
+    if (failed)
+        return c->t_error;
+    if (p && e->kind == AST_FIELD_ACCESS)
+        return value_of_sym(c, e, p);
+    if (e->a && (e->a->kind == AST_IDENT || e->a->kind == AST_FIELD_ACCESS)) {
+        sema_sym *q = sema_resolve_path(c, e->a, &failed);
+        if (failed)
+            return c->t_error;
+        if (q && q->kind == SYM_SERVICE) {
+            q->used = true;
+            e->a->sym = q;
+            diag_report(c->d, DIAG_ERROR, e->span, "rpc '%s.%s' must be called", q->name, e->name);
+            return c->t_error;
+        }
+        if (q && q->kind == SYM_TYPE) {
+            e->a->sym = q;
+            diag_report(c->d, DIAG_ERROR, e->span, "'%s.%s' is not a value", q->name, e->name);
+            return c->t_error;
+        }
+    }
+    sema_type *t = sema_check_expr(c, e->a, NULL);
+    if (ty_is_error(t))
+        return c->t_error;
+    if (t->kind == TY_STRUCT) {
+        sema_field *f = ty_field(t, e->name);
+        if (f)
+            return f->type;
+    }
+    if (sema_builtin_method(c, t, e->name)) {
+        diag_report(c->d, DIAG_ERROR, name_at(e), "method '%s' of %s must be called", e->name, ty_str(c, t));
+        return c->t_error;
+    }
+    if (t->kind == TY_UNION) {
+        diag_report(c->d, DIAG_ERROR, name_at(e), "cannot access '%s' on a value of type %s%s", e->name, ty_str(c, t),
+                    union_hint(c, t));
+        return c->t_error;
+    }
+    diag_report(c->d, DIAG_ERROR, name_at(e), "type %s has no field '%s'", ty_str(c, t), e->name);
+    return c->t_error;
+}
+
+/* ---- calls ---- */
+
+static sema_type *check_builtin_call(sema_ctx *c, ast_node *e, sema_sym *s) {
+    ast_node *callee = e->a;
+    callee->sym = s;
+    if (e->list.len != 1 || ((ast_node *)e->list.items[0])->name) {
+        diag_report(c->d, DIAG_ERROR, e->span, "%s takes one positional argument", s->name);
+        check_args_loose(c, e);
+        return s->builtin == BI_PANIC ? c->t_never : c->t_none;
+    }
+    ast_node *a = e->list.items[0];
+    if (s->builtin == BI_PRINT) {
+        /* print takes any value and prints it as interpolation would */
+        a->type = sema_check_expr(c, a->a, NULL);
+        return c->t_none;
+    }
+    a->type = sema_check_value(c, a->a, c->t_string, "panic");
+    return c->t_never;
+}
+
+static sema_type *call_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
+    ast_node *callee = e->a;
+    callee->sym = s;
+    s->used = true;
+    switch (s->kind) {
+    case SYM_BUILTIN:
+        return check_builtin_call(c, e, s);
+    case SYM_FN:
+        sema_resolve_sym(c, s);
+        callee->type = s->type;
+        if (!s->sig) {
+            check_args_loose(c, e);
+            return c->t_error;
+        }
+        return sema_check_call_args(c, e, s->sig, false, 0);
+    case SYM_TYPE:
+        if (s->builtin == GEN_CHAN || s->builtin == GEN_MAP)
+            diag_report(c->d, DIAG_ERROR, callee->span, "%s needs its type arguments: %s", s->name,
+                        s->builtin == GEN_CHAN ? "Chan[T](capacity)" : "Map[K, V]()");
+        else if (s->type && s->type->kind == TY_STRUCT)
+            diag_report(c->d, DIAG_ERROR, callee->span, "'%s' is a struct: build it with %s { field: value }",
+                        s->name, s->name);
+        else
+            diag_report(c->d, DIAG_ERROR, callee->span, "type '%s' cannot be called", s->name);
+        check_args_loose(c, e);
+        return c->t_error;
+    default: {
+        sema_type *t = value_of_sym(c, callee, s);
+        callee->type = t;
+        if (ty_is_error(t)) {
+            check_args_loose(c, e);
+            return c->t_error;
+        }
+        if (t->kind != TY_FN) {
+            diag_report(c->d, DIAG_ERROR, callee->span, "'%s' has type %s and cannot be called", s->name,
+                        ty_str(c, t));
+            check_args_loose(c, e);
+            return c->t_error;
+        }
+        return call_fn_value(c, e, t);
+    }
+    }
+}
+
+static sema_type *call_rpc(sema_ctx *c, ast_node *e, sema_sym *svc) {
+    ast_node *callee = e->a;
+    callee->a->sym = svc;
+    svc->used = true;
+    sema_sym *m = scope_find_local(svc->members, callee->name);
+    bool inside = c->fn && c->fn->service == svc;
+    if (!m || m->kind != SYM_FN || (!m->is_rpc && !inside)) {
+        if (m && m->kind == SYM_FN)
+            diag_report(c->d, DIAG_ERROR, name_at(callee),
+                        "'%s' is a helper of service '%s', not an rpc: only rpcs can be called from outside",
+                        callee->name, svc->name);
+        else
+            diag_report(c->d, DIAG_ERROR, name_at(callee), "service '%s' has no rpc '%s'", svc->name, callee->name);
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    callee->sym = m;
+    sema_resolve_sym(c, m);
+    if (!m->sig) {
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    callee->type = m->type;
+    sema_type *r = sema_check_call_args(c, e, m->sig, !inside, 0);
+    if (inside)
+        return r; /* a call within the service is a plain local call */
+    return ty_union2(c, r, c->t_rpc_error);
+}
+
+/* `Chan[T](cap)` and `Map[K, V]()`: the callee is a generic type applied to
+ * type arguments, written as an index expression or a type name. */
+static bool type_args_of(sema_ctx *c, ast_node *callee, sema_sym **gen, base_vec *args, base_span *at) {
+    if (callee->kind == AST_TYPE_NAME) {
+        sema_sym *s = callee->name ? scope_lookup(c->scope, callee->name) : NULL;
+        if (!s || s->kind != SYM_TYPE || (s->builtin != GEN_CHAN && s->builtin != GEN_MAP) || !callee->list.len)
+            return false;
+        *gen = s;
+        *args = callee->list;
+        *at = callee->span;
+        return true;
+    }
+    if (callee->kind == AST_INDEX && callee->a && callee->a->kind == AST_IDENT) {
+        sema_sym *s = scope_lookup(c->scope, callee->a->name);
+        if (!s || s->kind != SYM_TYPE || (s->builtin != GEN_CHAN && s->builtin != GEN_MAP))
+            return false;
+        *gen = s;
+        *args = callee->list;
+        *at = callee->span;
+        return true;
+    }
+    return false;
+}
+
+/* An expression written where a type is meant (inside Chan[...]) read as
+ * the type it spells. */
+static sema_type *expr_as_type(sema_ctx *c, ast_node *x) {
+    switch (x->kind) {
+    case AST_TYPE_NAME: case AST_TYPE_LIST: case AST_TYPE_OPTIONAL: case AST_TYPE_UNION: case AST_TYPE_FN:
+        return sema_resolve_type(c, x);
+    case AST_IDENT: {
+        ast_node tmp = *x;
+        tmp.kind = AST_TYPE_NAME;
+        tmp.list = (base_vec){0};
+        sema_type *t = sema_resolve_type(c, &tmp);
+        x->type = t;
+        x->sym = tmp.sym;
+        return t;
+    }
+    case AST_INDEX:
+        if (x->a && x->a->kind == AST_IDENT) {
+            ast_node tmp = *x->a;
+            tmp.kind = AST_TYPE_NAME;
+            tmp.span = x->span;
+            base_vec conv = {0};
+            for (uint32_t i = 0; i < x->list.len; i++) {
+                ast_node *arg = x->list.items[i];
+                sema_type *at = expr_as_type(c, arg);
+                (void)at;
+                base_vec_push(c->arena, &conv, arg);
+            }
+            /* resolve the generic by name with pre-resolved arguments */
+            sema_sym *s = scope_lookup(c->scope, tmp.name);
+            if (s && s->kind == SYM_TYPE && s->builtin == GEN_MAP && conv.len == 2)
+                return ty_map(c, ((ast_node *)conv.items[0])->type, ((ast_node *)conv.items[1])->type);
+            if (s && s->kind == SYM_TYPE && s->builtin == GEN_CHAN && conv.len == 1)
+                return ty_chan(c, ((ast_node *)conv.items[0])->type);
+            if (s && s->kind == SYM_TYPE && s->builtin == GEN_TASK && conv.len == 1)
+                return ty_task(c, ((ast_node *)conv.items[0])->type);
+        }
+        break;
+    case AST_LIST_LIT:
+        if (x->list.len == 1) {
+            sema_type *t = ty_list(c, expr_as_type(c, x->list.items[0]));
+            x->type = t;
+            return t;
+        }
+        break;
+    default:
+        break;
+    }
+    diag_report(c->d, DIAG_ERROR, x->span, "expected a type");
+    return c->t_error;
+}
+
+static sema_type *call_constructor(sema_ctx *c, ast_node *e, sema_sym *gen, base_vec args, base_span at) {
+    uint32_t want = gen->builtin == GEN_MAP ? 2 : 1;
+    if (args.len != want) {
+        diag_report(c->d, DIAG_ERROR, at, "%s takes %u type argument%s", gen->name, want, want == 1 ? "" : "s");
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    sema_type *ta[2];
+    for (uint32_t i = 0; i < want; i++) {
+        ast_node *x = args.items[i];
+        ta[i] = x->kind >= AST_TYPE_NAME && x->kind <= AST_TYPE_FN ? sema_resolve_type(c, x) : expr_as_type(c, x);
+    }
+    e->a->type = NULL;
+    if (gen->builtin == GEN_MAP) {
+        if (!ty_is_error(ta[0]) && !ty_comparable(ta[0])) {
+            diag_report(c->d, DIAG_ERROR, at, "map key type %s is not comparable", ty_str(c, ta[0]));
+            return c->t_error;
+        }
+        if (e->list.len) {
+            diag_report(c->d, DIAG_ERROR, ((ast_node *)e->list.items[0])->span, "Map[K, V]() takes no arguments");
+            check_args_loose(c, e);
+        }
+        return ty_map(c, ta[0], ta[1]);
+    }
+    /* Chan[T](capacity): capacity 0 (the default) is unbuffered */
+    sema_param cap = {.name = c->n_cap, .type = c->t_int, .dflt = NULL};
+    ast_node zero = {0};
+    cap.dflt = &zero;
+    sema_sig sig = {.what = "Chan", .params = &cap, .nparams = 1, .result = ty_chan(c, ta[0])};
+    sema_check_call_args(c, e, &sig, false, 0);
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        ast_node *a = e->list.items[i];
+        const sema_const *k = a->a ? sema_const_of(c, a->a) : NULL;
+        if (k && k->kind == CV_INT && k->i < 0)
+            diag_report(c->d, DIAG_ERROR, a->span, "a channel's capacity cannot be negative");
+    }
+    return sig.result;
+}
+
+static sema_type *check_method_call(sema_ctx *c, ast_node *e, sema_type *t) {
+    ast_node *callee = e->a;
+    if (t->kind == TY_STRUCT) {
+        sema_field *f = ty_field(t, callee->name);
+        if (f) {
+            callee->type = f->type;
+            if (f->type->kind == TY_FN)
+                return call_fn_value(c, e, f->type);
+            if (ty_is_error(f->type)) {
+                check_args_loose(c, e);
+                return c->t_error;
+            }
+            diag_report(c->d, DIAG_ERROR, name_at(callee), "field '%s' has type %s and cannot be called", callee->name,
+                        ty_str(c, f->type));
+            check_args_loose(c, e);
+            return c->t_error;
+        }
+    }
+    sema_sig *sig = sema_builtin_method(c, t, callee->name);
+    if (!sig) {
+        const char *list = sema_builtin_methods_of(t);
+        if (t->kind == TY_UNION)
+            diag_report(c->d, DIAG_ERROR, name_at(callee), "cannot call '%s' on a value of type %s%s", callee->name,
+                        ty_str(c, t), union_hint(c, t));
+        else if (list)
+            diag_report(c->d, DIAG_ERROR, name_at(callee), "type %s has no method '%s' (its methods: %s)",
+                        ty_str(c, t), callee->name, list);
+        else
+            diag_report(c->d, DIAG_ERROR, name_at(callee), "type %s has no method '%s'", ty_str(c, t), callee->name);
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    if (t->kind == TY_LIST && strcmp(callee->name, "contains") == 0 && !ty_comparable(t->elem)) {
+        diag_report(c->d, DIAG_ERROR, name_at(callee), "contains needs comparable elements, not %s",
+                    ty_str(c, t->elem));
+        check_args_loose(c, e);
+        return c->t_bool;
+    }
+    return sema_check_call_args(c, e, sig, false, 0);
+}
+
+static sema_type *check_call(sema_ctx *c, ast_node *e) {
+    ast_node *callee = e->a;
+    if (!callee) {
+        DIAG_INTERNAL(c->d, "call without a callee");
+        return c->t_error;
+    }
+    sema_sym *gen = NULL;
+    base_vec targs;
+    base_span tat;
+    if (type_args_of(c, callee, &gen, &targs, &tat))
+        return call_constructor(c, e, gen, targs, tat);
+    if (callee->kind == AST_IDENT || callee->kind == AST_FIELD_ACCESS) {
+        bool failed = false;
+        sema_sym *p = sema_resolve_path(c, callee, &failed);
+        if (failed) {
+            check_args_loose(c, e);
+            return c->t_error;
+        }
+        if (p)
+            return call_sym(c, e, p);
+        if (callee->kind == AST_IDENT) {
+            diag_report(c->d, DIAG_ERROR, callee->span, "unknown name '%s'", callee->name ? callee->name : "?");
+            check_args_loose(c, e);
+            return c->t_error;
+        }
+        if (callee->a->kind == AST_IDENT || callee->a->kind == AST_FIELD_ACCESS) {
+            sema_sym *q = sema_resolve_path(c, callee->a, &failed);
+            if (failed) {
+                check_args_loose(c, e);
+                return c->t_error;
+            }
+            if (q && q->kind == SYM_SERVICE)
+                return call_rpc(c, e, q);
+            if (q && q->kind == SYM_TYPE) {
+                callee->a->sym = q;
+                if (q->type == c->t_instant && callee->name == c->n_now) {
+                    if (e->list.len)
+                        diag_report(c->d, DIAG_ERROR, ((ast_node *)e->list.items[0])->span,
+                                    "Instant.now() takes no arguments");
+                    check_args_loose(c, e);
+                    return c->t_instant;
+                }
+                diag_report(c->d, DIAG_ERROR, name_at(callee), "type '%s' has no function '%s'", q->name,
+                            callee->name);
+                check_args_loose(c, e);
+                return c->t_error;
+            }
+            if (q && (q->kind == SYM_CLUSTER || q->kind == SYM_BUILTIN || q->kind == SYM_TEST)) {
+                diag_report(c->d, DIAG_ERROR, callee->a->span, "'%s' is a %s and has no members", q->name,
+                            sym_kind_name(q));
+                check_args_loose(c, e);
+                return c->t_error;
+            }
+        }
+        sema_type *t = sema_check_expr(c, callee->a, NULL);
+        if (ty_is_error(t)) {
+            check_args_loose(c, e);
+            return c->t_error;
+        }
+        return check_method_call(c, e, t);
+    }
+    sema_type *t = sema_check_expr(c, callee, NULL);
+    if (ty_is_error(t)) {
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    if (t->kind != TY_FN) {
+        diag_report(c->d, DIAG_ERROR, callee->span, "a value of type %s cannot be called", ty_str(c, t));
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    return call_fn_value(c, e, t);
+}
+
+/* ---- operators ---- */
+
+const char *sema_op_text(int op) {
+    switch (op) {
+    case AST_OP_ADD: return "+";
+    case AST_OP_SUB: return "-";
+    case AST_OP_MUL: return "*";
+    case AST_OP_DIV: return "/";
+    case AST_OP_MOD: return "%";
+    case AST_OP_EQ: return "==";
+    case AST_OP_NE: return "!=";
+    case AST_OP_LT: return "<";
+    case AST_OP_LE: return "<=";
+    case AST_OP_GT: return ">";
+    case AST_OP_GE: return ">=";
+    case AST_OP_AND: return "&&";
+    case AST_OP_OR: return "||";
+    default: return "?";
+    }
+}
+
+static bool is_kind(const sema_type *t, sema_tkind k) { return t->kind == k; }
+
+/* The result type of a binary arithmetic operator, or NULL. */
+sema_type *sema_arith_result(sema_ctx *c, int op, sema_type *l, sema_type *r) {
+    sema_tkind lk = l->kind, rk = r->kind;
+    switch (op) {
+    case AST_OP_ADD:
+        if (lk == TY_INT && rk == TY_INT) return c->t_int;
+        if (lk == TY_STRING && rk == TY_STRING) return c->t_string;
+        if (lk == TY_DURATION && rk == TY_DURATION) return c->t_duration;
+        if (lk == TY_INSTANT && rk == TY_DURATION) return c->t_instant;
+        if (lk == TY_DURATION && rk == TY_INSTANT) return c->t_instant;
+        return NULL;
+    case AST_OP_SUB:
+        if (lk == TY_INT && rk == TY_INT) return c->t_int;
+        if (lk == TY_DURATION && rk == TY_DURATION) return c->t_duration;
+        if (lk == TY_INSTANT && rk == TY_INSTANT) return c->t_duration;
+        if (lk == TY_INSTANT && rk == TY_DURATION) return c->t_instant;
+        return NULL;
+    case AST_OP_MUL:
+        if (lk == TY_INT && rk == TY_INT) return c->t_int;
+        if (lk == TY_INT && rk == TY_DURATION) return c->t_duration;
+        if (lk == TY_DURATION && rk == TY_INT) return c->t_duration;
+        return NULL;
+    case AST_OP_DIV:
+        if (lk == TY_INT && rk == TY_INT) return c->t_int;
+        if (lk == TY_DURATION && rk == TY_INT) return c->t_duration;
+        if (lk == TY_DURATION && rk == TY_DURATION) return c->t_int;
+        return NULL;
+    case AST_OP_MOD:
+        if (lk == TY_INT && rk == TY_INT) return c->t_int;
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
+static void fold_arith(sema_ctx *c, ast_node *e, int op, const sema_const *l, const sema_const *r) {
+    if (!l || !r || l->kind != CV_INT || r->kind != CV_INT)
+        return;
+    int64_t v = 0;
+    bool ovf = false;
+    switch (op) {
+    case AST_OP_ADD: ovf = __builtin_add_overflow(l->i, r->i, &v); break;
+    case AST_OP_SUB: ovf = __builtin_sub_overflow(l->i, r->i, &v); break;
+    case AST_OP_MUL: ovf = __builtin_mul_overflow(l->i, r->i, &v); break;
+    case AST_OP_DIV:
+    case AST_OP_MOD:
+        if (r->i == 0)
+            return; /* reported by the caller */
+        if (l->i == INT64_MIN && r->i == -1) {
+            ovf = true;
+            break;
+        }
+        v = op == AST_OP_DIV ? l->i / r->i : l->i % r->i;
+        break;
+    default:
+        return;
+    }
+    if (ovf) {
+        diag_report(c->d, DIAG_ERROR, e->span, "integer overflow in constant expression");
+        e->type = c->t_error;
+        return;
+    }
+    set_int(c, e, v);
+}
+
+static void fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, const sema_const *r) {
+    if (!l || !r || l->kind != r->kind)
+        return;
+    int cmp;
+    if (l->kind == CV_STRING) {
+        size_t n = l->slen < r->slen ? l->slen : r->slen;
+        cmp = memcmp(l->s, r->s, n);
+        if (cmp == 0)
+            cmp = l->slen < r->slen ? -1 : l->slen > r->slen ? 1 : 0;
+    } else if (l->kind == CV_NONE) {
+        cmp = 0;
+    } else {
+        cmp = l->i < r->i ? -1 : l->i > r->i ? 1 : 0;
+    }
+    bool v;
+    switch (op) {
+    case AST_OP_EQ: v = cmp == 0; break;
+    case AST_OP_NE: v = cmp != 0; break;
+    case AST_OP_LT: v = cmp < 0; break;
+    case AST_OP_LE: v = cmp <= 0; break;
+    case AST_OP_GT: v = cmp > 0; break;
+    case AST_OP_GE: v = cmp >= 0; break;
+    default: return;
+    }
+    set_bool(c, e, v);
+}
+
+static sema_type *check_binary(sema_ctx *c, ast_node *e) {
+    int op = e->op;
+    if (op == AST_OP_AND || op == AST_OP_OR) {
+        sema_check_value(c, e->a, c->t_bool, op == AST_OP_AND ? "&&" : "||");
+        /* `x != none && x.f`: the right operand sees what the left proved */
+        scope_push(c);
+        sema_push_narrowing(c, e->a, op == AST_OP_AND);
+        sema_check_value(c, e->b, c->t_bool, op == AST_OP_AND ? "&&" : "||");
+        scope_pop(c);
+        const sema_const *l = sema_const_of(c, e->a), *r = sema_const_of(c, e->b);
+        if (l && r && l->kind == CV_BOOL && r->kind == CV_BOOL)
+            set_bool(c, e, op == AST_OP_AND ? (l->i && r->i) : (l->i || r->i));
+        return c->t_bool;
+    }
+    sema_type *l = sema_check_expr(c, e->a, NULL);
+    sema_type *r = sema_check_expr(c, e->b, NULL);
+    if (ty_is_error(l) || ty_is_error(r))
+        return op >= AST_OP_EQ && op <= AST_OP_GE ? c->t_bool : c->t_error;
+    const sema_const *lc = sema_const_of(c, e->a), *rc = sema_const_of(c, e->b);
+    if (op == AST_OP_EQ || op == AST_OP_NE) {
+        if (!ty_assignable(l, r) && !ty_assignable(r, l)) {
+            diag_report(c->d, DIAG_ERROR, e->span, "cannot compare %s with %s", ty_str(c, l), ty_str(c, r));
+            return c->t_bool;
+        }
+        /* a union compares with a value of a comparable member: the tag
+         * first, then the value (as Swift compares an optional) */
+        bool with_none = l->kind == TY_NONE || r->kind == TY_NONE;
+        bool ok = with_none || (ty_comparable(l) && ty_assignable(l, r)) || (ty_comparable(r) && ty_assignable(r, l));
+        if (!ok) {
+            diag_report(c->d, DIAG_ERROR, e->span,
+                        "values of type %s cannot be compared with %s (only Int, Bool, String, Bytes, Duration, "
+                        "Instant, none and unions of them)",
+                        ty_str(c, ty_comparable(l) ? r : l), sema_op_text(op));
+            return c->t_bool;
+        }
+        fold_compare(c, e, op, lc, rc);
+        return c->t_bool;
+    }
+    if (op >= AST_OP_LT && op <= AST_OP_GE) {
+        bool ordered = l == r && (is_kind(l, TY_INT) || is_kind(l, TY_DURATION) || is_kind(l, TY_INSTANT) ||
+                                  is_kind(l, TY_STRING));
+        if (!ordered) {
+            diag_report(c->d, DIAG_ERROR, e->span, "operator %s cannot be applied to %s and %s", sema_op_text(op),
+                        ty_str(c, l), ty_str(c, r));
+            return c->t_bool;
+        }
+        fold_compare(c, e, op, lc, rc);
+        return c->t_bool;
+    }
+    sema_type *res = sema_arith_result(c, op, l, r);
+    if (!res) {
+        diag_report(c->d, DIAG_ERROR, e->span, "operator %s cannot be applied to %s and %s", sema_op_text(op),
+                    ty_str(c, l), ty_str(c, r));
+        return c->t_error;
+    }
+    if ((op == AST_OP_DIV || op == AST_OP_MOD) && rc && rc->kind == CV_INT && rc->i == 0) {
+        diag_report(c->d, DIAG_ERROR, e->b->span, "division by zero");
+        return c->t_error;
+    }
+    e->type = res;
+    if (res->kind == TY_STRING) {
+        if (lc && rc && lc->kind == CV_STRING && rc->kind == CV_STRING) {
+            sema_const *k = base_alloc(c->arena, sizeof *k);
+            k->kind = CV_STRING;
+            k->slen = lc->slen + rc->slen;
+            char *s = base_alloc(c->arena, k->slen + 1);
+            memcpy(s, lc->s, lc->slen);
+            memcpy(s + lc->slen, rc->s, rc->slen);
+            k->s = s;
+            sema_set_const(c, e, k);
+        }
+        return res;
+    }
+    if (res->kind != TY_INSTANT)
+        fold_arith(c, e, op, lc, rc);
+    return e->type;
+}
+
+static sema_type *check_unary(sema_ctx *c, ast_node *e) {
+    bool neg = e->op == '-' || e->op == AST_OP_NEG;
+    bool not = e->op == '!' || e->op == AST_OP_NOT;
+    if (!neg && !not) {
+        DIAG_INTERNAL(c->d, "unary operator %d", e->op);
+        return c->t_error;
+    }
+    sema_type *t = sema_check_expr(c, e->a, NULL);
+    if (ty_is_error(t))
+        return t;
+    const sema_const *k = sema_const_of(c, e->a);
+    if (not) {
+        if (t->kind != TY_BOOL) {
+            diag_report(c->d, DIAG_ERROR, e->span, "operator ! needs a Bool, found %s", ty_str(c, t));
+            return c->t_error;
+        }
+        if (k && k->kind == CV_BOOL)
+            set_bool(c, e, !k->i);
+        return t;
+    }
+    if (t->kind != TY_INT && t->kind != TY_DURATION) {
+        diag_report(c->d, DIAG_ERROR, e->span, "operator - needs an Int or a Duration, found %s", ty_str(c, t));
+        return c->t_error;
+    }
+    if (k && k->kind == CV_INT) {
+        if (k->i == INT64_MIN) {
+            diag_report(c->d, DIAG_ERROR, e->span, "integer overflow in constant expression");
+            return c->t_error;
+        }
+        set_int(c, e, -k->i);
+    }
+    return t;
+}
+
+static sema_type *check_is(sema_ctx *c, ast_node *e) {
+    sema_type *t = sema_check_expr(c, e->a, NULL);
+    sema_type *want = sema_resolve_type(c, e->b);
+    if (ty_is_error(t) || ty_is_error(want))
+        return c->t_bool;
+    if (!ty_subset(want, t)) {
+        diag_report(c->d, DIAG_ERROR, e->b->span, "`is %s` can never be true: the value has type %s",
+                    ty_str(c, ty_without(c, want, t)), ty_str(c, t));
+    }
+    return c->t_bool;
+}
+
+/* ---- literals ---- */
+
+static sema_type *pick_kind(sema_type *expected, sema_tkind k) {
+    if (!expected)
+        return NULL;
+    if (expected->kind == k)
+        return expected;
+    if (expected->kind != TY_UNION)
+        return NULL;
+    sema_type *found = NULL;
+    for (uint32_t i = 0; i < expected->nitems; i++) {
+        if (expected->items[i]->kind == k) {
+            if (found)
+                return NULL;
+            found = expected->items[i];
+        }
+    }
+    return found;
+}
+
+/* Infers one element type from several values: all alike, plus none. */
+static sema_type *unify(sema_ctx *c, sema_type *acc, ast_node *el, bool *has_none, const char *what) {
+    sema_type *t = el->type;
+    if (ty_is_error(t) || t->kind == TY_NEVER)
+        return acc;
+    if (t->kind == TY_NONE) {
+        *has_none = true;
+        return acc;
+    }
+    if (!acc || ty_assignable(t, acc))
+        return acc ? acc : t;
+    if (ty_assignable(acc, t))
+        return t;
+    diag_report(c->d, DIAG_ERROR, el->span, "%s have different types: %s and %s (annotate the type to mix them)",
+                what, ty_str(c, acc), ty_str(c, t));
+    el->type = c->t_error;
+    return acc;
+}
+
+static sema_type *check_list_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+    if (expected && ty_is_error(expected)) {
+        /* the annotation was already reported: check the parts quietly */
+        for (uint32_t i = 0; i < e->list.len; i++)
+            sema_check_expr(c, e->list.items[i], NULL);
+        return c->t_error;
+    }
+    sema_type *lt = pick_kind(expected, TY_LIST);
+    if (lt) {
+        for (uint32_t i = 0; i < e->list.len; i++)
+            sema_check_value(c, e->list.items[i], lt->elem, "list element");
+        return lt;
+    }
+    if (e->list.len == 0) {
+        diag_report(c->d, DIAG_ERROR, e->span,
+                    "cannot infer the element type of an empty list: write its type, as in `let xs: [Int] = []`");
+        return c->t_error;
+    }
+    sema_type *acc = NULL;
+    bool has_none = false;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        ast_node *el = e->list.items[i];
+        sema_check_expr(c, el, NULL);
+        acc = unify(c, acc, el, &has_none, "list elements");
+    }
+    if (!acc)
+        acc = has_none ? c->t_none : c->t_error;
+    else if (has_none)
+        acc = ty_optional(c, acc);
+    return ty_list(c, acc);
+}
+
+static sema_type *check_map_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+    if (expected && ty_is_error(expected)) {
+        for (uint32_t i = 0; i < e->list.len; i++) {
+            ast_node *en = e->list.items[i];
+            sema_check_expr(c, en->a, NULL);
+            sema_check_expr(c, en->b, NULL);
+        }
+        return c->t_error;
+    }
+    sema_type *mt = pick_kind(expected, TY_MAP);
+    if (mt) {
+        for (uint32_t i = 0; i < e->list.len; i++) {
+            ast_node *en = e->list.items[i];
+            sema_check_value(c, en->a, mt->key, "map key");
+            sema_check_value(c, en->b, mt->elem, "map value");
+            en->type = mt;
+        }
+        return mt;
+    }
+    if (e->list.len == 0) {
+        diag_report(c->d, DIAG_ERROR, e->span,
+                    "cannot infer the type of an empty map: write its type, as in `var m: Map[String, Int] = {}`");
+        return c->t_error;
+    }
+    sema_type *kacc = NULL, *vacc = NULL;
+    bool knone = false, vnone = false;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        ast_node *en = e->list.items[i];
+        sema_check_expr(c, en->a, NULL);
+        sema_check_expr(c, en->b, NULL);
+        kacc = unify(c, kacc, en->a, &knone, "map keys");
+        vacc = unify(c, vacc, en->b, &vnone, "map values");
+    }
+    if (!kacc)
+        kacc = knone ? c->t_none : c->t_error;
+    else if (knone)
+        kacc = ty_optional(c, kacc);
+    if (!vacc)
+        vacc = vnone ? c->t_none : c->t_error;
+    else if (vnone)
+        vacc = ty_optional(c, vacc);
+    if (!ty_is_error(kacc) && !ty_comparable(kacc)) {
+        diag_report(c->d, DIAG_ERROR, ((ast_node *)e->list.items[0])->a->span, "map key type %s is not comparable",
+                    ty_str(c, kacc));
+        return c->t_error;
+    }
+    sema_type *t = ty_map(c, kacc, vacc);
+    for (uint32_t i = 0; i < e->list.len; i++)
+        ((ast_node *)e->list.items[i])->type = t;
+    return t;
+}
+
+static sema_type *check_struct_lit(sema_ctx *c, ast_node *e) {
+    sema_type *t = e->a ? sema_resolve_type(c, e->a) : c->t_error;
+    if (!ty_is_error(t) && t->kind != TY_STRUCT) {
+        diag_report(c->d, DIAG_ERROR, e->a->span, "%s is not a struct type", ty_str(c, t));
+        t = c->t_error;
+    }
+    if (ty_is_error(t)) {
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    if (t->sym)
+        sema_resolve_sym(c, t->sym);
+    bool *given = base_alloc(c->arena, sizeof(bool) * (t->nfields ? t->nfields : 1));
+    char what[160];
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        ast_node *a = e->list.items[i];
+        const char *fname = a->name;
+        if (!fname && a->a && a->a->kind == AST_IDENT)
+            fname = a->a->name; /* shorthand `Point { x, y }` */
+        if (!fname) {
+            diag_report(c->d, DIAG_ERROR, a->span, "a struct literal names its fields: %s { field: value }", t->name);
+            sema_check_expr(c, a->a, NULL);
+            continue;
+        }
+        uint32_t k = 0;
+        while (k < t->nfields && t->fields[k].name != fname)
+            k++;
+        if (k == t->nfields) {
+            diag_report(c->d, DIAG_ERROR, name_at(a), "struct %s has no field '%s'", t->name, fname);
+            sema_check_expr(c, a->a, NULL);
+            continue;
+        }
+        if (given[k]) {
+            diag_report(c->d, DIAG_ERROR, name_at(a), "field '%s' is given more than once", fname);
+            sema_check_expr(c, a->a, NULL);
+            continue;
+        }
+        given[k] = true;
+        snprintf(what, sizeof what, "field '%s' of %s", fname, t->name);
+        a->type = sema_check_value(c, a->a, t->fields[k].type, what);
+    }
+    for (uint32_t k = 0; k < t->nfields; k++)
+        if (!given[k] && !(t->fields[k].decl && t->fields[k].decl->b))
+            diag_report(c->d, DIAG_ERROR, e->a->span, "missing field '%s' in %s literal", t->fields[k].name, t->name);
+    return t;
+}
+
+static sema_type *check_index(sema_ctx *c, ast_node *e) {
+    if (e->a && e->a->kind == AST_IDENT) {
+        sema_sym *s = scope_lookup(c->scope, e->a->name);
+        if (s && s->kind == SYM_TYPE) {
+            diag_report(c->d, DIAG_ERROR, e->span, "'%s[...]' is a type, not a value", s->name);
+            return c->t_error;
+        }
+    }
+    sema_type *t = sema_check_expr(c, e->a, NULL);
+    if (e->list.len != 1) {
+        diag_report(c->d, DIAG_ERROR, e->span, "an index expression takes exactly one index");
+        for (uint32_t i = 0; i < e->list.len; i++)
+            sema_check_expr(c, e->list.items[i], NULL);
+        return c->t_error;
+    }
+    ast_node *ix = e->list.items[0];
+    if (ty_is_error(t)) {
+        sema_check_expr(c, ix, NULL);
+        return c->t_error;
+    }
+    switch (t->kind) {
+    case TY_LIST:
+        sema_check_value(c, ix, c->t_int, "list index");
+        return t->elem;
+    case TY_BYTES:
+        sema_check_value(c, ix, c->t_int, "index");
+        return c->t_int;
+    case TY_MAP:
+        sema_check_value(c, ix, t->key, "map key");
+        return t->elem;
+    default:
+        sema_check_expr(c, ix, NULL);
+        if (t->kind == TY_UNION)
+            diag_report(c->d, DIAG_ERROR, e->span, "cannot index a value of type %s%s", ty_str(c, t),
+                        union_hint(c, t));
+        else if (t->kind == TY_STRING)
+            diag_report(c->d, DIAG_ERROR, e->span, "a String cannot be indexed: use s.bytes()[i] or s.split(...)");
+        else
+            diag_report(c->d, DIAG_ERROR, e->span, "a value of type %s cannot be indexed", ty_str(c, t));
+        return c->t_error;
+    }
+}
+
+static sema_type *check_spawn(sema_ctx *c, ast_node *e) {
+    if (e->b)
+        return ty_task(c, sema_check_spawn_block(c, e->b));
+    if (!e->a || e->a->kind != AST_CALL) {
+        diag_report(c->d, DIAG_ERROR, e->span, "spawn needs a call, as in `spawn f(x)`, or a block");
+        if (e->a)
+            sema_check_expr(c, e->a, NULL);
+        return c->t_error;
+    }
+    sema_type *t = sema_check_expr(c, e->a, NULL);
+    if (ty_is_error(t))
+        return c->t_error;
+    return ty_task(c, t->kind == TY_NEVER ? c->t_none : t);
+}
+
+sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected) {
+    if (!e) {
+        DIAG_INTERNAL(c->d, "missing expression");
+        return c->t_error;
+    }
+    if (c->depth >= SEMA_MAX_NESTING) {
+        diag_report(c->d, DIAG_ERROR, e->span, "expression too deeply nested (more than %d levels)", SEMA_MAX_NESTING);
+        e->type = c->t_error;
+        return c->t_error;
+    }
+    c->depth++;
+    sema_type *t = c->t_error;
+    switch (e->kind) {
+    case AST_INT:
+        t = c->t_int;
+        set_int(c, e, e->ival);
+        break;
+    case AST_DURATION:
+        t = c->t_duration;
+        set_int(c, e, e->ival);
+        break;
+    case AST_BOOL:
+        t = c->t_bool;
+        set_bool(c, e, e->ival != 0);
+        break;
+    case AST_STRING: {
+        t = c->t_string;
+        sema_const *k = base_alloc(c->arena, sizeof *k);
+        k->kind = CV_STRING;
+        k->s = e->name ? e->name : "";
+        k->slen = e->name ? (size_t)e->ival : 0;
+        if (e->name && e->ival == 0)
+            k->slen = strlen(e->name);
+        sema_set_const(c, e, k);
+        break;
+    }
+    case AST_NONE: {
+        t = c->t_none;
+        sema_const *k = base_alloc(c->arena, sizeof *k);
+        k->kind = CV_NONE;
+        sema_set_const(c, e, k);
+        break;
+    }
+    case AST_INTERP:
+        /* any value interpolates, in its natural form */
+        for (uint32_t i = 0; i < e->list.len; i++)
+            sema_check_expr(c, e->list.items[i], NULL);
+        t = c->t_string;
+        break;
+    case AST_IDENT:
+        t = check_ident(c, e);
+        break;
+    case AST_FIELD_ACCESS:
+        t = check_field_access(c, e);
+        break;
+    case AST_CALL:
+        t = check_call(c, e);
+        break;
+    case AST_INDEX:
+        t = check_index(c, e);
+        break;
+    case AST_UNARY:
+        t = check_unary(c, e);
+        break;
+    case AST_BINARY:
+        t = check_binary(c, e);
+        break;
+    case AST_IS:
+        t = check_is(c, e);
+        break;
+    case AST_RANGE:
+        diag_report(c->d, DIAG_ERROR, e->span, "a range is only allowed in a `for` loop or a test's seeds");
+        if (e->a)
+            sema_check_expr(c, e->a, NULL);
+        if (e->b)
+            sema_check_expr(c, e->b, NULL);
+        break;
+    case AST_LIST_LIT:
+        t = check_list_lit(c, e, expected);
+        break;
+    case AST_MAP_LIT:
+        t = check_map_lit(c, e, expected);
+        break;
+    case AST_STRUCT_LIT:
+        t = check_struct_lit(c, e);
+        break;
+    case AST_SPAWN:
+        t = check_spawn(c, e);
+        break;
+    case AST_PAREN: {
+        t = sema_check_expr(c, e->a, expected);
+        const sema_const *k = sema_const_of(c, e->a);
+        if (k)
+            sema_set_const(c, e, (sema_const *)k);
+        break;
+    }
+    case AST_MATCH: {
+        bool div = false;
+        t = sema_check_match(c, e, true, &div);
+        break;
+    }
+    case AST_TYPE_NAME:
+    case AST_TYPE_LIST:
+    case AST_TYPE_OPTIONAL:
+    case AST_TYPE_UNION:
+    case AST_TYPE_FN:
+        diag_report(c->d, DIAG_ERROR, e->span, "a type is not a value");
+        break;
+    default:
+        DIAG_INTERNAL(c->d, "sema_check_expr: unexpected node %s", ast_kind_name((ast_kind)e->kind));
+        break;
+    }
+    c->depth--;
+    /* an error set while folding wins over the computed type */
+    if (e->type && ty_is_error(e->type) && e->kind == AST_BINARY)
+        t = c->t_error;
+    e->type = t;
+    return t;
+}

@@ -1,0 +1,1051 @@
+/* items.c: packages, imports and top-level items. A package is checked in
+ * four steps: declare every item of every file (so order does not matter),
+ * bind each file's `use` imports, resolve signatures, then check bodies.
+ * Signatures, constants and type declarations resolve lazily with a
+ * busy mark, so a cycle is reported instead of recursing forever. */
+#include "sema/sema_internal.h"
+
+#include <string.h>
+
+static const char *intern_str(sema_ctx *c, const char *s) { return base_intern(c->names, s, strlen(s)); }
+
+static base_span name_at(const ast_node *n) { return n->name_span.len ? n->name_span : n->span; }
+
+/* ---- saved checking state, for lazy resolution from anywhere ---- */
+typedef struct saved {
+    sema_scope *scope;
+    sema_pkg *pkg;
+    sema_fnctx *fn;
+    sema_sym *service;
+} saved;
+
+static saved save_enter(sema_ctx *c, sema_sym *s) {
+    saved v = {c->scope, c->pkg, c->fn, c->service};
+    c->scope = s->scope;
+    c->pkg = s->pkg;
+    c->fn = NULL;
+    c->service = NULL;
+    return v;
+}
+
+static void restore(sema_ctx *c, saved v) {
+    c->scope = v.scope;
+    c->pkg = v.pkg;
+    c->fn = v.fn;
+    c->service = v.service;
+}
+
+/* ---- types written in the source ---- */
+
+/* Resolves a dotted name ("net.Foo") through modules. */
+static sema_sym *lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported) {
+    const char *p = dotted;
+    sema_sym *s = NULL;
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        const char *part = base_intern(c->names, p, n);
+        if (!s) {
+            s = scope_lookup(c->scope, part);
+            if (!s)
+                return NULL;
+        } else {
+            if (s->kind != SYM_MODULE) {
+                diag_report(c->d, DIAG_ERROR, at, "'%s' is a %s, not a module", s->name, sym_kind_name(s));
+                *reported = true;
+                return NULL;
+            }
+            sema_sym *m = scope_find_local(s->members, part);
+            if (!m) {
+                diag_report(c->d, DIAG_ERROR, at, "module '%s' has no member '%s'", s->name, part);
+                *reported = true;
+                return NULL;
+            }
+            s = m;
+        }
+        s->used = true;
+        p = dot ? dot + 1 : p + n;
+    }
+    return s;
+}
+
+sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
+    if (!t)
+        return c->t_error;
+    if (c->depth >= SEMA_MAX_NESTING) {
+        diag_report(c->d, DIAG_ERROR, t->span, "type too deeply nested");
+        return c->t_error;
+    }
+    c->depth++;
+    sema_type *r = c->t_error;
+    switch (t->kind) {
+    case AST_TYPE_NAME: {
+        bool reported = false;
+        sema_sym *s = t->name ? lookup_dotted(c, t->name, t->span, &reported) : NULL;
+        if (!s) {
+            if (!reported)
+                diag_report(c->d, DIAG_ERROR, t->span, "unknown type '%s'", t->name ? t->name : "?");
+            break;
+        }
+        t->sym = s;
+        if (s->kind != SYM_TYPE) {
+            diag_report(c->d, DIAG_ERROR, t->span, "'%s' is a %s, not a type", t->name, sym_kind_name(s));
+            break;
+        }
+        uint32_t want = s->builtin == GEN_MAP ? 2 : (s->builtin == GEN_CHAN || s->builtin == GEN_TASK) ? 1 : 0;
+        if (t->list.len != want) {
+            if (want == 0)
+                diag_report(c->d, DIAG_ERROR, t->span, "type '%s' takes no type arguments", t->name);
+            else
+                diag_report(c->d, DIAG_ERROR, t->span, "type '%s' takes %u type argument%s, found %u", t->name,
+                            want, want == 1 ? "" : "s", t->list.len);
+            break;
+        }
+        if (s->builtin == GEN_MAP) {
+            sema_type *k = sema_resolve_type(c, t->list.items[0]);
+            sema_type *v = sema_resolve_type(c, t->list.items[1]);
+            if (!ty_is_error(k) && !ty_comparable(k)) {
+                ast_node *kn = t->list.items[0];
+                diag_report(c->d, DIAG_ERROR, kn->span,
+                            "map key type %s is not comparable (use Int, Bool, String, Bytes, Duration or Instant)",
+                            ty_str(c, k));
+                break;
+            }
+            r = ty_map(c, k, v);
+        } else if (s->builtin == GEN_CHAN) {
+            r = ty_chan(c, sema_resolve_type(c, t->list.items[0]));
+        } else if (s->builtin == GEN_TASK) {
+            r = ty_task(c, sema_resolve_type(c, t->list.items[0]));
+        } else if (s->type && s->type->kind == TY_STRUCT) {
+            /* nominal: the type exists before its fields resolve, so a
+             * struct may refer to itself (type Node { next: Node? }) */
+            r = s->type;
+        } else {
+            if (!sema_resolve_sym(c, s))
+                break;
+            r = s->type ? s->type : c->t_error;
+        }
+        break;
+    }
+    case AST_TYPE_LIST:
+        r = ty_list(c, sema_resolve_type(c, t->a));
+        break;
+    case AST_TYPE_OPTIONAL:
+        r = ty_optional(c, sema_resolve_type(c, t->a));
+        break;
+    case AST_TYPE_UNION: {
+        if (t->list.len > SEMA_MAX_UNION) {
+            diag_report(c->d, DIAG_ERROR, t->span, "a union has at most %d members", SEMA_MAX_UNION);
+            break;
+        }
+        sema_type *m[SEMA_MAX_UNION];
+        for (uint32_t i = 0; i < t->list.len; i++)
+            m[i] = sema_resolve_type(c, t->list.items[i]);
+        r = ty_union(c, m, t->list.len, t->span);
+        break;
+    }
+    case AST_TYPE_FN: {
+        if (t->list.len > SEMA_MAX_PARAMS) {
+            diag_report(c->d, DIAG_ERROR, t->span, "a function type has at most %d parameters", SEMA_MAX_PARAMS);
+            break;
+        }
+        sema_type *p[SEMA_MAX_PARAMS];
+        for (uint32_t i = 0; i < t->list.len; i++)
+            p[i] = sema_resolve_type(c, t->list.items[i]);
+        sema_type *res = t->a ? sema_resolve_type(c, t->a) : c->t_none;
+        r = ty_fn(c, p, t->list.len, res);
+        break;
+    }
+    default:
+        DIAG_INTERNAL(c->d, "sema_resolve_type: node kind %s is not a type", ast_kind_name((ast_kind)t->kind));
+        break;
+    }
+    c->depth--;
+    t->type = r;
+    return r;
+}
+
+/* ---- lazy resolution of declarations ---- */
+
+static bool default_ok(sema_ctx *c, ast_node *dflt) {
+    /* A default is a constant, or an empty list or map made afresh at
+     * each use (as Swift evaluates defaults at the call). */
+    if (sema_const_of(c, dflt))
+        return true;
+    if ((dflt->kind == AST_LIST_LIT || dflt->kind == AST_MAP_LIT) && dflt->list.len == 0)
+        return true;
+    return ty_is_error(dflt->type);
+}
+
+static void resolve_struct(sema_ctx *c, sema_sym *s) {
+    ast_node *d = s->decl;
+    sema_type *t = s->type;
+    t->nfields = d->list.len;
+    t->fields = base_alloc(c->arena, sizeof(sema_field) * (d->list.len ? d->list.len : 1));
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->list.len; i++) {
+        ast_node *f = d->list.items[i];
+        bool dup = false;
+        for (uint32_t k = 0; k < n; k++)
+            dup = dup || t->fields[k].name == f->name;
+        if (dup) {
+            diag_report(c->d, DIAG_ERROR, name_at(f), "field '%s' is declared twice in %s", f->name, s->name);
+            continue;
+        }
+        t->fields[n].name = f->name;
+        t->fields[n].decl = f;
+        t->fields[n].type = c->t_error;
+        n++;
+    }
+    t->nfields = n;
+    /* types after all names exist, so a field may refer to its own struct */
+    for (uint32_t i = 0; i < n; i++)
+        t->fields[i].type = sema_resolve_type(c, t->fields[i].decl->a);
+}
+
+static void resolve_fn(sema_ctx *c, sema_sym *s) {
+    ast_node *d = s->decl;
+    sema_sig *sig = base_alloc(c->arena, sizeof *sig);
+    sig->what = s->name;
+    uint32_t np = d->list.len;
+    if (np > SEMA_MAX_PARAMS) {
+        diag_report(c->d, DIAG_ERROR, name_at(d), "a function has at most %d parameters", SEMA_MAX_PARAMS);
+        np = SEMA_MAX_PARAMS;
+    }
+    sig->params = base_alloc(c->arena, sizeof(sema_param) * (np ? np : 1));
+    sema_type *ptypes[SEMA_MAX_PARAMS];
+    for (uint32_t i = 0; i < np; i++) {
+        ast_node *p = d->list.items[i];
+        for (uint32_t k = 0; k < i; k++)
+            if (sig->params[k].name == p->name && p->name)
+                diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' is declared twice", p->name);
+        sig->params[i].name = p->name;
+        sig->params[i].decl = p;
+        sig->params[i].type = sema_resolve_type(c, p->a);
+        ptypes[i] = sig->params[i].type;
+        p->type = sig->params[i].type;
+    }
+    sig->nparams = np;
+    sig->result = d->a ? sema_resolve_type(c, d->a) : c->t_none;
+    s->sig = sig;
+    s->type = ty_fn(c, ptypes, np, sig->result);
+    /* Defaults are checked after the signature exists, so a default that
+     * names the function itself finds it (and is refused as not constant). */
+    /* a parameter without a default may follow one with a default: it is
+     * then given by label, as in Swift */
+    for (uint32_t i = 0; i < np; i++) {
+        ast_node *p = d->list.items[i];
+        if (!p->b)
+            continue;
+        sema_check_value(c, p->b, sig->params[i].type, "default value");
+        if (!default_ok(c, p->b))
+            diag_report(c->d, DIAG_ERROR, p->b->span,
+                        "a default value must be a constant expression (or an empty [] or {})");
+        sig->params[i].dflt = p->b;
+    }
+    bool is_extern = (d->flags & AST_F_EXTERN) != 0;
+    if (is_extern) {
+        if (d->b)
+            diag_report(c->d, DIAG_ERROR, name_at(d), "extern fn '%s' cannot have a body", s->name);
+        for (uint32_t i = 0; i < np; i++) {
+            ast_node *p = d->list.items[i];
+            if (!ty_extern_ok(sig->params[i].type))
+                diag_report(c->d, DIAG_ERROR, p->a ? p->a->span : p->span,
+                            "type %s cannot cross the extern boundary (use Int, Bool, String, Bytes, Duration, "
+                            "Instant or a list of them)",
+                            ty_str(c, sig->params[i].type));
+        }
+        if (sig->result->kind != TY_NONE && !ty_extern_ok(sig->result))
+            diag_report(c->d, DIAG_ERROR, d->a->span,
+                        "type %s cannot cross the extern boundary (use Int, Bool, String, Bytes, Duration, "
+                        "Instant or a list of them)",
+                        ty_str(c, sig->result));
+    } else if (!d->b) {
+        diag_report(c->d, DIAG_ERROR, name_at(d), "fn '%s' has no body (only an extern fn has none)", s->name);
+    }
+    if (s->is_rpc) {
+        for (uint32_t i = 0; i < np; i++) {
+            ast_node *p = d->list.items[i];
+            if (p->name == c->n_deadline)
+                diag_report(c->d, DIAG_ERROR, name_at(p),
+                            "an rpc parameter cannot be named 'deadline': callers use deadline: for the call's "
+                            "deadline");
+            if (!ty_sendable(sig->params[i].type, 0))
+                diag_report(c->d, DIAG_ERROR, p->a ? p->a->span : p->span,
+                            "rpc parameter type %s cannot be sent between nodes", ty_str(c, sig->params[i].type));
+        }
+        if (!ty_sendable(sig->result, 0))
+            diag_report(c->d, DIAG_ERROR, d->a->span, "rpc result type %s cannot be sent between nodes",
+                        ty_str(c, sig->result));
+    }
+}
+
+static void resolve_const(sema_ctx *c, sema_sym *s) {
+    ast_node *d = s->decl;
+    sema_type *want = d->a ? sema_resolve_type(c, d->a) : NULL;
+    sema_type *t = want ? sema_check_value(c, d->b, want, "constant") : sema_check_expr(c, d->b, NULL);
+    s->type = want ? want : t;
+    if (ty_is_error(t))
+        return;
+    const sema_const *v = sema_const_of(c, d->b);
+    if (!v) {
+        diag_report(c->d, DIAG_ERROR, d->b->span, "const '%s' needs a constant expression", s->name);
+        return;
+    }
+    sema_const *copy = base_alloc(c->arena, sizeof *copy);
+    *copy = *v;
+    s->cval = copy;
+}
+
+bool sema_resolve_sym(sema_ctx *c, sema_sym *s) {
+    if (s->state == RS_DONE)
+        return true;
+    if (s->state == RS_BUSY) {
+        switch (s->kind) {
+        case SYM_TYPE:
+            diag_report(c->d, DIAG_ERROR, s->span, "type alias '%s' refers to itself", s->name);
+            break;
+        case SYM_CONST:
+            diag_report(c->d, DIAG_ERROR, s->span, "constant '%s' depends on itself", s->name);
+            break;
+        default:
+            diag_report(c->d, DIAG_ERROR, s->span, "'%s' depends on itself", s->name);
+            break;
+        }
+        if (s->kind != SYM_FN)
+            s->type = c->t_error;
+        return false;
+    }
+    s->state = RS_BUSY;
+    saved v = save_enter(c, s);
+    switch (s->kind) {
+    case SYM_TYPE:
+        if (s->type && s->type->kind == TY_STRUCT)
+            resolve_struct(c, s);
+        else if (s->decl)
+            s->type = sema_resolve_type(c, s->decl->a);
+        break;
+    case SYM_FN:
+        resolve_fn(c, s);
+        break;
+    case SYM_CONST:
+        resolve_const(c, s);
+        break;
+    case SYM_STATE:
+        s->type = sema_resolve_type(c, s->decl->a);
+        break;
+    default:
+        break;
+    }
+    restore(c, v);
+    s->state = RS_DONE;
+    return true;
+}
+
+/* ---- declaring items ---- */
+
+static bool is_universe_name(sema_ctx *c, const char *name) { return scope_find_local(c->universe, name) != NULL; }
+
+static void declare(sema_ctx *c, sema_scope *into, sema_sym *s) {
+    if (is_universe_name(c, s->name)) {
+        diag_report(c->d, DIAG_ERROR, s->span, "'%s' is a built-in name and cannot be redeclared", s->name);
+        return;
+    }
+    scope_declare(c, into, s);
+}
+
+static const char *mangle(sema_ctx *c, const char *prefix, const char *name) {
+    size_t n = strlen(prefix) + strlen(name) + 2;
+    char *buf = base_alloc(c->arena, n);
+    snprintf(buf, n, "%s_%s", prefix, name);
+    return buf;
+}
+
+static void declare_items(sema_ctx *c, base_vec *items, sema_scope *into, const char *prefix, bool in_mod);
+
+static void declare_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
+    bool had_start = false;
+    for (uint32_t i = 0; i < it->list.len; i++) {
+        ast_node *m = it->list.items[i];
+        if (m->kind == AST_STATE) {
+            sema_sym *s = sym_new(c, SYM_STATE, m->name, m, name_at(m));
+            s->scope = svc->scope;
+            s->owner = svc;
+            s->is_var = true;
+            m->sym = s;
+            declare(c, svc->members, s);
+        } else if (m->kind == AST_FN) {
+            sema_sym *s = sym_new(c, SYM_FN, m->name, m, name_at(m));
+            s->scope = svc->members;
+            s->owner = svc;
+            s->is_rpc = (m->flags & AST_F_RPC) != 0;
+            m->sym = s;
+            if (m->flags & AST_F_EXTERN) {
+                diag_report(c->d, DIAG_ERROR, name_at(m), "an extern fn must be declared outside a service");
+                continue;
+            }
+            declare(c, svc->members, s);
+        } else if (m->kind == AST_ON_START) {
+            if (had_start)
+                diag_report(c->d, DIAG_ERROR, m->span, "service '%s' has more than one `on start`", svc->name);
+            had_start = true;
+        } else {
+            diag_report(c->d, DIAG_ERROR, m->span, "a service holds only state, on start, rpc and fn declarations");
+        }
+    }
+}
+
+static void declare_item(sema_ctx *c, ast_node *it, sema_scope *into, const char *prefix, bool in_mod) {
+    sema_sym *s = NULL;
+    switch (it->kind) {
+    case AST_USE:
+        if (in_mod)
+            diag_report(c->d, DIAG_ERROR, it->span, "`use` belongs at the top level of a file");
+        return;
+    case AST_FN:
+        s = sym_new(c, SYM_FN, it->name, it, name_at(it));
+        s->is_extern = (it->flags & AST_F_EXTERN) != 0;
+        if (it->flags & AST_F_RPC) {
+            diag_report(c->d, DIAG_ERROR, name_at(it), "an rpc must be declared inside a service");
+            return;
+        }
+        if (s->is_extern)
+            s->cname = mangle(c, prefix, it->name);
+        break;
+    case AST_TYPE_DECL:
+        s = sym_new(c, SYM_TYPE, it->name, it, name_at(it));
+        if (!it->a)
+            s->type = ty_struct(c, it->name, s);
+        break;
+    case AST_CONST:
+        s = sym_new(c, SYM_CONST, it->name, it, name_at(it));
+        break;
+    case AST_MOD:
+        s = sym_new(c, SYM_MODULE, it->name, it, name_at(it));
+        s->members = scope_new(c, c->scope);
+        s->members->owner = s;
+        s->scope = s->members;
+        s->state = RS_DONE;
+        it->sym = s;
+        declare(c, into, s);
+        {
+            sema_scope *saved_scope = c->scope;
+            c->scope = s->members;
+            declare_items(c, &it->list, s->members, mangle(c, prefix, it->name), true);
+            c->scope = saved_scope;
+        }
+        return;
+    case AST_SERVICE:
+    case AST_CLUSTER:
+    case AST_TEST:
+        if (in_mod) {
+            diag_report(c->d, DIAG_ERROR, it->span, "a %s must be declared at the top level of a package",
+                        it->kind == AST_SERVICE ? "service" : it->kind == AST_CLUSTER ? "cluster" : "test");
+            return;
+        }
+        if (it->kind == AST_TEST)
+            return;
+        s = sym_new(c, it->kind == AST_SERVICE ? SYM_SERVICE : SYM_CLUSTER, it->name, it, name_at(it));
+        s->state = RS_DONE;
+        if (it->kind == AST_SERVICE) {
+            s->scope = c->scope;
+            s->members = scope_new(c, c->scope);
+            s->members->owner = s;
+            declare_service(c, it, s);
+        }
+        break;
+    case AST_VAR:
+        diag_report(c->d, DIAG_ERROR, it->span, "no mutable globals: keep per-node state in a service's state");
+        return;
+    case AST_LET:
+        diag_report(c->d, DIAG_ERROR, it->span, "a top-level `let` is not allowed: use `const` for a constant");
+        return;
+    default:
+        diag_report(c->d, DIAG_ERROR, it->span, "a statement cannot appear at the top level");
+        return;
+    }
+    if (!s->scope)
+        s->scope = c->scope;
+    it->sym = s;
+    declare(c, into, s);
+}
+
+static void declare_items(sema_ctx *c, base_vec *items, sema_scope *into, const char *prefix, bool in_mod) {
+    for (uint32_t i = 0; i < items->len; i++)
+        declare_item(c, items->items[i], into, prefix, in_mod);
+}
+
+/* ---- imports ---- */
+
+static void check_pkg(sema_ctx *c, sema_pkg *p);
+
+static sema_pkg *find_pkg(sema_ctx *c, const char *path) {
+    for (uint32_t i = 0; i < c->prog->packages.len; i++) {
+        sema_pkg *p = c->prog->packages.items[i];
+        if (p->path == path)
+            return p;
+    }
+    return NULL;
+}
+
+static void import_into(sema_ctx *c, sema_scope *fs, sema_sym *s, const char *as, base_span at) {
+    sema_sym *own = scope_find_local(c->pkg->scope, as);
+    if (own) {
+        diag_report(c->d, DIAG_ERROR, at, "'%s' is imported here but also declared in this package", as);
+        return;
+    }
+    sema_sym *prev = scope_find_local(fs, as);
+    if (prev) {
+        diag_report(c->d, DIAG_ERROR, at, "'%s' is already imported in this file", as);
+        return;
+    }
+    base_vec_push(c->arena, &fs->syms, s);
+}
+
+static void bind_use(sema_ctx *c, ast_node *u, sema_scope *fs) {
+    base_span at = name_at(u);
+    if (!u->name) {
+        DIAG_INTERNAL(c->d, "use without a path");
+        return;
+    }
+    const char *path = intern_str(c, u->name);
+    sema_pkg *p = find_pkg(c, path);
+    if (p && p->state == RS_BUSY) {
+        diag_report(c->d, DIAG_ERROR, at, "import cycle: package '%s' imports itself through '%s'", c->pkg->path,
+                    path);
+        return;
+    }
+    if (!p) {
+        if (c->prog->packages.len >= SEMA_MAX_PACKAGES) {
+            diag_report(c->d, DIAG_ERROR, at, "too many packages (at most %d)", SEMA_MAX_PACKAGES);
+            return;
+        }
+        p = base_alloc(c->arena, sizeof *p);
+        p->path = path;
+        if (!c->loader || !c->loader->load || !c->loader->load(c->loader->ctx, path, &p->files)) {
+            diag_report(c->d, DIAG_ERROR, at, "cannot find package '%s'", path);
+            return;
+        }
+        base_vec_push(c->arena, &c->prog->packages, p);
+        check_pkg(c, p);
+    }
+    if (u->list.len == 0) {
+        const char *last = strrchr(path, '.');
+        const char *as = intern_str(c, last ? last + 1 : path);
+        sema_sym *m = sym_new(c, SYM_MODULE, as, u, at);
+        m->members = p->scope;
+        m->state = RS_DONE;
+        m->pkg = p;
+        u->sym = m;
+        import_into(c, fs, m, as, at);
+        return;
+    }
+    for (uint32_t i = 0; i < u->list.len; i++) {
+        ast_node *id = u->list.items[i];
+        sema_sym *s = p->scope ? scope_find_local(p->scope, id->name) : NULL;
+        if (!s) {
+            diag_report(c->d, DIAG_ERROR, name_at(id), "package '%s' has no item '%s'", path, id->name);
+            continue;
+        }
+        id->sym = s;
+        import_into(c, fs, s, id->name, name_at(id));
+    }
+}
+
+/* ---- bodies ---- */
+
+static void check_fn_body(sema_ctx *c, sema_sym *s) {
+    ast_node *d = s->decl;
+    if (!d->b || !s->sig)
+        return;
+    sema_scope *saved_scope = c->scope;
+    c->scope = scope_new(c, s->scope);
+    for (uint32_t i = 0; i < s->sig->nparams; i++) {
+        ast_node *p = d->list.items[i];
+        if (!p->name || p->name == c->n_underscore)
+            continue;
+        sema_sym *ps = sym_new(c, SYM_PARAM, p->name, p, name_at(p));
+        ps->type = s->sig->params[i].type;
+        p->sym = ps;
+        if (!scope_find_local(c->scope, p->name))
+            base_vec_push(c->arena, &c->scope->syms, ps);
+    }
+    sema_check_body(c, d->b, s->sig->result, s->owner);
+    c->scope = saved_scope;
+}
+
+static void check_field_defaults(sema_ctx *c, sema_sym *s) {
+    sema_type *t = s->type;
+    if (!t || t->kind != TY_STRUCT)
+        return;
+    sema_scope *saved_scope = c->scope;
+    c->scope = s->scope;
+    for (uint32_t i = 0; i < t->nfields; i++) {
+        ast_node *f = t->fields[i].decl;
+        if (!f->b)
+            continue;
+        sema_check_value(c, f->b, t->fields[i].type, "default value");
+        if (!default_ok(c, f->b))
+            diag_report(c->d, DIAG_ERROR, f->b->span,
+                        "a default value must be a constant expression (or an empty [] or {})");
+    }
+    c->scope = saved_scope;
+}
+
+static void check_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
+    for (uint32_t i = 0; i < it->list.len; i++) {
+        ast_node *m = it->list.items[i];
+        if (m->kind == AST_STATE && m->sym) {
+            sema_sym *st = m->sym;
+            sema_resolve_sym(c, st);
+            m->type = st->type;
+            if (m->b) {
+                /* per-node initial values see package items, not the service */
+                sema_scope *saved_scope = c->scope;
+                c->scope = svc->scope;
+                sema_check_value(c, m->b, st->type, "state initial value");
+                c->scope = saved_scope;
+            } else {
+                diag_report(c->d, DIAG_ERROR, name_at(m), "state '%s' needs an initial value", m->name);
+            }
+        } else if (m->kind == AST_FN && m->sym) {
+            sema_sym *f = m->sym;
+            sema_resolve_sym(c, f);
+            check_fn_body(c, f);
+        } else if (m->kind == AST_ON_START && m->a) {
+            sema_scope *saved_scope = c->scope;
+            c->scope = scope_new(c, svc->members);
+            sema_check_body(c, m->a, c->t_none, svc);
+            c->scope = saved_scope;
+        }
+    }
+}
+
+static void check_cluster(sema_ctx *c, ast_node *it) {
+    for (uint32_t i = 0; i < it->list.len; i++) {
+        ast_node *r = it->list.items[i];
+        if (r->kind != AST_ROLE) {
+            diag_report(c->d, DIAG_ERROR, r->span, "a cluster holds only `role name: Service` lines");
+            continue;
+        }
+        for (uint32_t k = 0; k < i; k++) {
+            ast_node *q = it->list.items[k];
+            if (q->kind == AST_ROLE && q->name == r->name) {
+                diag_report(c->d, DIAG_ERROR, name_at(r), "role '%s' is declared twice in cluster '%s'", r->name,
+                            it->name);
+                break;
+            }
+        }
+        ast_node *tn = r->a;
+        if (!tn || !tn->name) {
+            DIAG_INTERNAL(c->d, "role without a service name");
+            continue;
+        }
+        bool reported = false;
+        sema_sym *s = lookup_dotted(c, tn->name, tn->span, &reported);
+        if (!s) {
+            if (!reported)
+                diag_report(c->d, DIAG_ERROR, tn->span, "unknown service '%s'", tn->name);
+            continue;
+        }
+        if (s->kind != SYM_SERVICE) {
+            diag_report(c->d, DIAG_ERROR, tn->span, "role '%s' needs a service, but '%s' is a %s", r->name,
+                        tn->name, sym_kind_name(s));
+            continue;
+        }
+        r->sym = s;
+        tn->sym = s;
+    }
+}
+
+static bool package_has_role(sema_ctx *c, const char *role, size_t len) {
+    for (uint32_t i = 0; i < c->pkg->files.len; i++) {
+        ast_node *f = c->pkg->files.items[i];
+        for (uint32_t k = 0; k < f->list.len; k++) {
+            ast_node *it = f->list.items[k];
+            if (it->kind != AST_CLUSTER)
+                continue;
+            for (uint32_t r = 0; r < it->list.len; r++) {
+                ast_node *ro = it->list.items[r];
+                if (ro->kind == AST_ROLE && ro->name && strlen(ro->name) == len && memcmp(ro->name, role, len) == 0)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void check_seeds(sema_ctx *c, ast_node *t, sema_test *info) {
+    ast_node *r = t->a;
+    info->seed_first = 1;
+    info->seed_last = 100;
+    if (!r)
+        return;
+    if (t->op != AST_TEST_SIM) {
+        diag_report(c->d, DIAG_ERROR, r->span, "only a `test sim` takes seeds");
+        return;
+    }
+    if (r->kind != AST_RANGE) {
+        diag_report(c->d, DIAG_ERROR, r->span, "seeds must be a range of integer literals: a..=b or a..b");
+        return;
+    }
+    bool ok = true;
+    ast_node *ends[2] = {r->a, r->b};
+    for (int i = 0; i < 2; i++) {
+        if (!ends[i] || ends[i]->kind != AST_INT) {
+            diag_report(c->d, DIAG_ERROR, ends[i] ? ends[i]->span : r->span,
+                        "seed range bounds must be non-negative integer literals");
+            ok = false;
+        }
+    }
+    if (!ok)
+        return;
+    int64_t lo = r->a->ival, hi = r->b->ival;
+    bool incl = (r->flags & AST_F_INCLUSIVE) != 0;
+    r->a->type = c->t_int;
+    r->b->type = c->t_int;
+    if (lo > hi) {
+        diag_report(c->d, DIAG_ERROR, r->span, "seed range %lld..%s%lld is malformed: its start is after its end",
+                    (long long)lo, incl ? "=" : "", (long long)hi);
+        return;
+    }
+    if (!incl && lo == hi) {
+        diag_report(c->d, DIAG_ERROR, r->span, "seed range %lld..%lld is empty (did you mean %lld..=%lld?)",
+                    (long long)lo, (long long)hi, (long long)lo, (long long)hi);
+        return;
+    }
+    info->seed_first = lo;
+    info->seed_last = incl ? hi : hi - 1;
+}
+
+static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
+    if (!(t->flags & AST_F_CLUSTER))
+        return;
+    base_span where = t->list.len ? ((ast_node *)t->list.items[0])->span : name_at(t);
+    if (t->op != AST_TEST_SIM) {
+        diag_report(c->d, DIAG_ERROR, where, "only a `test sim` can run `with cluster(...)`");
+        return;
+    }
+    bool seen_nodes = false, seen_roles = false;
+    for (uint32_t i = 0; i < t->list.len; i++) {
+        ast_node *arg = t->list.items[i];
+        ast_node *v = arg->a;
+        if (!arg->name) {
+            diag_report(c->d, DIAG_ERROR, arg->span, "cluster arguments are labelled: nodes: and roles:");
+            continue;
+        }
+        base_span lat = name_at(arg);
+        if (arg->name == c->n_nodes) {
+            if (seen_nodes) {
+                diag_report(c->d, DIAG_ERROR, lat, "cluster argument 'nodes' is given twice");
+                continue;
+            }
+            seen_nodes = true;
+            if (!v || v->kind != AST_INT || v->ival <= 0) {
+                diag_report(c->d, DIAG_ERROR, v ? v->span : arg->span, "nodes: needs a positive integer literal");
+                continue;
+            }
+            if (v->ival > 1024) {
+                diag_report(c->d, DIAG_ERROR, v->span, "a simulated cluster has at most 1024 nodes");
+                continue;
+            }
+            v->type = c->t_int;
+            info->nodes = v->ival;
+        } else if (arg->name == c->n_roles) {
+            if (seen_roles) {
+                diag_report(c->d, DIAG_ERROR, lat, "cluster argument 'roles' is given twice");
+                continue;
+            }
+            seen_roles = true;
+            if (!v || v->kind != AST_LIST_LIT) {
+                diag_report(c->d, DIAG_ERROR, v ? v->span : arg->span,
+                            "roles: needs a list of string literals naming roles");
+                continue;
+            }
+            v->type = ty_list(c, c->t_string);
+            for (uint32_t k = 0; k < v->list.len; k++) {
+                ast_node *e = v->list.items[k];
+                if (e->kind != AST_STRING) {
+                    diag_report(c->d, DIAG_ERROR, e->span, "roles: needs string literals");
+                    continue;
+                }
+                e->type = c->t_string;
+                size_t len = (size_t)e->ival;
+                if (!e->name || !package_has_role(c, e->name, len)) {
+                    diag_report(c->d, DIAG_ERROR, e->span, "no cluster of this package has a role \"%.*s\"",
+                                (int)len, e->name ? e->name : "");
+                    continue;
+                }
+                for (uint32_t j = 0; j < k; j++) {
+                    ast_node *o = v->list.items[j];
+                    if (o->kind == AST_STRING && o->ival == e->ival && memcmp(o->name, e->name, len) == 0) {
+                        diag_report(c->d, DIAG_ERROR, e->span, "role \"%.*s\" is listed twice", (int)len, e->name);
+                        break;
+                    }
+                }
+            }
+        } else {
+            diag_report(c->d, DIAG_ERROR, lat, "unknown cluster argument '%s' (expected nodes: or roles:)",
+                        arg->name);
+        }
+    }
+    if (!seen_nodes)
+        diag_report(c->d, DIAG_ERROR, where, "with cluster(...) needs nodes: N");
+}
+
+static void check_test(sema_ctx *c, ast_node *t, base_vec *seen) {
+    sema_test *info = base_alloc(c->arena, sizeof *info);
+    info->decl = t;
+    info->sim = t->op == AST_TEST_SIM;
+    t->sym = NULL;
+    for (uint32_t i = 0; i < seen->len; i++) {
+        ast_node *o = seen->items[i];
+        if (o->name && t->name && strcmp(o->name, t->name) == 0) {
+            diag_report(c->d, DIAG_ERROR, name_at(t), "a test named \"%s\" already exists in this package", t->name);
+            break;
+        }
+    }
+    base_vec_push(c->arena, seen, t);
+    check_seeds(c, t, info);
+    check_cluster_args(c, t, info);
+    if (t->b) {
+        sema_scope *saved_scope = c->scope;
+        c->scope = scope_new(c, c->scope);
+        sema_check_body(c, t->b, c->t_none, NULL);
+        c->scope = saved_scope;
+    }
+    if (c->pkg->is_root)
+        base_vec_push(c->arena, &c->prog->tests, info);
+}
+
+static void check_items(sema_ctx *c, base_vec *items, base_vec *tests_seen) {
+    for (uint32_t i = 0; i < items->len; i++) {
+        ast_node *it = items->items[i];
+        sema_sym *s = it->sym;
+        switch (it->kind) {
+        case AST_FN:
+            if (s) {
+                sema_resolve_sym(c, s);
+                check_fn_body(c, s);
+            }
+            break;
+        case AST_CONST:
+            if (s) {
+                sema_resolve_sym(c, s);
+                it->type = s->type;
+            }
+            break;
+        case AST_TYPE_DECL:
+            if (s) {
+                sema_resolve_sym(c, s);
+                check_field_defaults(c, s);
+                it->type = s->type;
+            }
+            break;
+        case AST_MOD:
+            if (s) {
+                sema_scope *saved_scope = c->scope;
+                c->scope = s->members;
+                check_items(c, &it->list, tests_seen);
+                c->scope = saved_scope;
+            }
+            break;
+        case AST_SERVICE:
+            if (s)
+                check_service(c, it, s);
+            break;
+        case AST_CLUSTER:
+            check_cluster(c, it);
+            break;
+        case AST_TEST:
+            check_test(c, it, tests_seen);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void resolve_types(sema_ctx *c, base_vec *items) {
+    for (uint32_t i = 0; i < items->len; i++) {
+        ast_node *it = items->items[i];
+        if (it->kind == AST_TYPE_DECL && it->sym)
+            sema_resolve_sym(c, it->sym);
+        else if (it->kind == AST_MOD && it->sym)
+            resolve_types(c, &it->list);
+    }
+}
+
+static void check_pkg(sema_ctx *c, sema_pkg *p) {
+    sema_pkg *outer_pkg = c->pkg;
+    sema_scope *outer_scope = c->scope;
+    p->state = RS_BUSY;
+    c->pkg = p;
+    p->scope = scope_new(c, c->universe);
+    /* 1: every item of every file, into the package scope */
+    for (uint32_t i = 0; i < p->files.len; i++) {
+        ast_node *f = p->files.items[i];
+        sema_scope *fs = scope_new(c, p->scope);
+        base_vec_push(c->arena, &p->file_scopes, fs);
+        if (!f || f->kind != AST_FILE) {
+            DIAG_INTERNAL(c->d, "package '%s': file %u is not an AST_FILE", p->path, i);
+            continue;
+        }
+        c->scope = fs;
+        char prefix[256];
+        snprintf(prefix, sizeof prefix, "oxl_%s", p->path);
+        for (char *q = prefix; *q; q++)
+            if (*q == '.')
+                *q = '_';
+        declare_items(c, &f->list, p->scope, base_strndup(c->arena, prefix, strlen(prefix)), false);
+    }
+    /* 2: imports, per file (as in Go: a `use` binds names in its own file) */
+    for (uint32_t i = 0; i < p->files.len; i++) {
+        ast_node *f = p->files.items[i];
+        if (!f || f->kind != AST_FILE)
+            continue;
+        c->scope = p->file_scopes.items[i];
+        for (uint32_t k = 0; k < f->list.len; k++) {
+            ast_node *it = f->list.items[k];
+            if (it->kind == AST_USE)
+                bind_use(c, it, c->scope);
+        }
+    }
+    /* 3: type declarations first, so every struct has its fields before
+     * any body looks at them; other signatures resolve on demand */
+    for (uint32_t i = 0; i < p->files.len; i++) {
+        ast_node *f = p->files.items[i];
+        if (!f || f->kind != AST_FILE)
+            continue;
+        c->scope = p->file_scopes.items[i];
+        resolve_types(c, &f->list);
+    }
+    /* 4: bodies */
+    base_vec tests_seen = {0};
+    for (uint32_t i = 0; i < p->files.len; i++) {
+        ast_node *f = p->files.items[i];
+        if (!f || f->kind != AST_FILE)
+            continue;
+        c->scope = p->file_scopes.items[i];
+        check_items(c, &f->list, &tests_seen);
+    }
+    p->state = RS_DONE;
+    c->pkg = outer_pkg;
+    c->scope = outer_scope;
+}
+
+/* ---- the universe: names in scope everywhere ---- */
+
+static void universe_type(sema_ctx *c, const char *name, sema_type *t, int generic) {
+    sema_sym *s = sym_new(c, SYM_TYPE, intern_str(c, name), NULL, (base_span){0, 0, 0});
+    s->type = t;
+    s->builtin = generic;
+    s->state = RS_DONE;
+    base_vec_push(c->arena, &c->universe->syms, s);
+}
+
+static void universe_init(sema_ctx *c) {
+    c->universe = scope_new(c, NULL);
+    universe_type(c, "Int", c->t_int, GEN_NONE);
+    universe_type(c, "Bool", c->t_bool, GEN_NONE);
+    universe_type(c, "String", c->t_string, GEN_NONE);
+    universe_type(c, "Bytes", c->t_bytes, GEN_NONE);
+    universe_type(c, "Duration", c->t_duration, GEN_NONE);
+    universe_type(c, "Instant", c->t_instant, GEN_NONE);
+    universe_type(c, "None", c->t_none, GEN_NONE);
+    universe_type(c, "Map", NULL, GEN_MAP);
+    universe_type(c, "Chan", NULL, GEN_CHAN);
+    universe_type(c, "Task", NULL, GEN_TASK);
+    /* RpcError: what a remote call gives when the request or answer is lost */
+    sema_sym *rpc = sym_new(c, SYM_TYPE, intern_str(c, "RpcError"), NULL, (base_span){0, 0, 0});
+    rpc->state = RS_DONE;
+    sema_type *rt = ty_struct(c, rpc->name, rpc);
+    rt->nfields = 2;
+    rt->fields = base_alloc(c->arena, sizeof(sema_field) * 2);
+    rt->fields[0].name = intern_str(c, "kind");
+    rt->fields[0].type = c->t_string;
+    rt->fields[1].name = intern_str(c, "message");
+    rt->fields[1].type = c->t_string;
+    rpc->type = rt;
+    c->t_rpc_error = rt;
+    base_vec_push(c->arena, &c->universe->syms, rpc);
+    sema_sym *pr = sym_new(c, SYM_BUILTIN, intern_str(c, "print"), NULL, (base_span){0, 0, 0});
+    pr->builtin = BI_PRINT;
+    pr->state = RS_DONE;
+    base_vec_push(c->arena, &c->universe->syms, pr);
+    sema_sym *pa = sym_new(c, SYM_BUILTIN, intern_str(c, "panic"), NULL, (base_span){0, 0, 0});
+    pa->builtin = BI_PANIC;
+    pa->state = RS_DONE;
+    base_vec_push(c->arena, &c->universe->syms, pa);
+}
+
+sema_program *sema_check_package(base_arena *arena, base_names *names, diag_sink *diags, const base_vec *files,
+                                 const sema_loader *loader, const sema_options *opt) {
+    if (!arena || !names || !diags || !files)
+        return NULL;
+    sema_ctx *c = base_alloc(arena, sizeof *c);
+    c->arena = arena;
+    c->names = names;
+    c->d = diags;
+    c->loader = loader;
+    c->opt = opt ? *opt : (sema_options){.warn_unused = true, .warn_unreachable = true};
+    c->prog = base_alloc(arena, sizeof *c->prog);
+    c->n_underscore = intern_str(c, "_");
+    c->n_deadline = intern_str(c, "deadline");
+    c->n_nodes = intern_str(c, "nodes");
+    c->n_roles = intern_str(c, "roles");
+    c->n_now = intern_str(c, "now");
+    c->n_cap = intern_str(c, "cap");
+    c->n_main = intern_str(c, "main");
+    sema_types_init(c);
+    universe_init(c);
+
+    sema_pkg *root = base_alloc(arena, sizeof *root);
+    root->is_root = true;
+    root->path = c->n_main;
+    ast_node *named = NULL;
+    for (uint32_t i = 0; i < files->len; i++) {
+        ast_node *f = files->items[i];
+        base_vec_push(arena, &root->files, f);
+        if (!f || !f->name)
+            continue;
+        if (!named) {
+            named = f;
+            root->path = intern_str(c, f->name);
+        } else if (strcmp(named->name, f->name) != 0) {
+            diag_report(diags, DIAG_ERROR, name_at(f), "this file says `package %s`, but another file says `package %s`",
+                        f->name, named->name);
+        }
+    }
+    c->prog->root = root;
+    base_vec_push(arena, &c->prog->packages, root);
+    check_pkg(c, root);
+    return c->prog;
+}
+
+/* Resolves an identifier or a dotted access through modules to the symbol
+ * it names, or NULL when the expression is a value (then the caller
+ * checks it as one). *failed is set when an error was reported. */
+sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed) {
+    if (e->kind == AST_IDENT) {
+        return e->name ? scope_lookup(c->scope, e->name) : NULL;
+    }
+    if (e->kind != AST_FIELD_ACCESS || !e->a)
+        return NULL;
+    if (e->a->kind != AST_IDENT && e->a->kind != AST_FIELD_ACCESS)
+        return NULL;
+    sema_sym *base = sema_resolve_path(c, e->a, failed);
+    if (!base || *failed)
+        return NULL;
+    if (base->kind != SYM_MODULE)
+        return NULL;
+    base->used = true;
+    e->a->sym = base;
+    sema_sym *m = scope_find_local(base->members, e->name);
+    if (!m) {
+        diag_report(c->d, DIAG_ERROR, name_at(e), "module '%s' has no member '%s'", base->name, e->name);
+        *failed = true;
+        return NULL;
+    }
+    return m;
+}
