@@ -142,7 +142,7 @@ static void apply_narrow(sema_ctx *c, const narrow *n, int count, bool then_bran
         v->owner = o->owner ? o->owner : o;
         v->state = RS_DONE;
         v->used = true;
-        base_vec_push(c->arena, &c->scope->syms, v);
+        scope_add(c, c->scope, v);
     }
 }
 

@@ -499,7 +499,7 @@ static void import_into(sema_ctx *c, sema_scope *fs, sema_sym *s, const char *as
         diag_report(c->d, DIAG_ERROR, at, "'%s' is already imported in this file", as);
         return;
     }
-    base_vec_push(c->arena, &fs->syms, s);
+    scope_add(c, fs, s);
 }
 
 static void bind_use(sema_ctx *c, ast_node *u, sema_scope *fs) {
@@ -568,7 +568,7 @@ static void check_fn_body(sema_ctx *c, sema_sym *s) {
         ps->type = s->sig->params[i].type;
         p->sym = ps;
         if (!scope_find_local(c->scope, p->name))
-            base_vec_push(c->arena, &c->scope->syms, ps);
+            scope_add(c, c->scope, ps);
     }
     sema_check_body(c, d->b, s->sig->result, s->owner);
     c->scope = saved_scope;

@@ -1,5 +1,7 @@
-/* scope.c: symbols and nested scopes. Scopes are small (a block, a
- * package's items), so lookups walk arrays of interned-name pointers. */
+/* scope.c: symbols and nested scopes. A block's scope is small and a walk
+ * of its array is fastest; a scope that grows past SCOPE_INDEX_AT symbols
+ * (a package's items) gets a hash index, so a 100,000-line package does
+ * not pay a linear search per name. */
 #include "sema/sema_internal.h"
 
 sema_scope *scope_new(sema_ctx *c, sema_scope *parent) {
@@ -18,7 +20,54 @@ sema_sym *sym_new(sema_ctx *c, sema_symkind kind, const char *name, ast_node *de
     return s;
 }
 
+#define SCOPE_INDEX_AT 16
+
+static uint32_t name_slot(const char *name, uint32_t mask) {
+    uint64_t h = (uint64_t)(uintptr_t)name * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(h >> 32) & mask;
+}
+
+/* Points name at symbol position pos (newest wins). */
+static void index_put(sema_scope *s, const char *name, uint32_t pos) {
+    uint32_t mask = s->index_cap - 1, i = name_slot(name, mask);
+    while (s->index[i]) {
+        const sema_sym *at = s->syms.items[s->index[i] - 1];
+        if (at->name == name) break;
+        i = (i + 1) & mask;
+    }
+    s->index[i] = pos + 1;
+}
+
+static void index_rebuild(sema_ctx *c, sema_scope *s) {
+    uint32_t cap = 64;
+    while (cap < s->syms.len * 2) cap *= 2;
+    s->index = base_alloc(c->arena, cap * sizeof *s->index);
+    s->index_cap = cap;
+    for (uint32_t i = 0; i < s->syms.len; i++) {
+        const sema_sym *sym = s->syms.items[i];
+        if (sym->name) index_put(s, sym->name, i);
+    }
+}
+
+void scope_add(sema_ctx *c, sema_scope *s, sema_sym *sym) {
+    base_vec_push(c->arena, &s->syms, sym);
+    if (s->index && s->syms.len * 2 <= s->index_cap) {
+        if (sym->name) index_put(s, sym->name, s->syms.len - 1);
+    } else if (s->syms.len >= SCOPE_INDEX_AT) {
+        index_rebuild(c, s);
+    }
+}
+
 sema_sym *scope_find_local(const sema_scope *s, const char *name) {
+    if (s->index) {
+        uint32_t mask = s->index_cap - 1, i = name_slot(name, mask);
+        while (s->index[i]) {
+            sema_sym *sym = s->syms.items[s->index[i] - 1];
+            if (sym->name == name) return sym;
+            i = (i + 1) & mask;
+        }
+        return NULL;
+    }
     /* newest first: a narrowed view of a local shadows it */
     for (uint32_t i = s->syms.len; i-- > 0;) {
         sema_sym *sym = s->syms.items[i];
@@ -68,7 +117,7 @@ bool scope_declare(sema_ctx *c, sema_scope *s, sema_sym *sym) {
             diag_report(c->d, DIAG_NOTE, prev->span, "'%s' was declared here", sym->name);
         return false;
     }
-    base_vec_push(c->arena, &s->syms, sym);
+    scope_add(c, s, sym);
     return true;
 }
 

@@ -125,6 +125,12 @@ struct sema_sym {
 struct sema_scope {
     sema_scope *parent;
     base_vec syms;
+    /* Past a few symbols (a package's items), an open-addressing index of
+     * name -> newest symbol position + 1. It keys on the interned name's
+     * pointer: lookup identity only, never iterated, so no order can
+     * depend on an address. */
+    uint32_t *index;
+    uint32_t index_cap;
     sema_sym *owner;        /* service or module whose namespace this is, or NULL */
     bool is_block;          /* local block: unused-variable warnings on exit */
 };
@@ -225,6 +231,8 @@ sema_field *ty_field(const sema_type *t, const char *name);
 sema_scope *scope_new(sema_ctx *c, sema_scope *parent);
 sema_sym *sym_new(sema_ctx *c, sema_symkind kind, const char *name, ast_node *decl, base_span span);
 sema_sym *scope_find_local(const sema_scope *s, const char *name);
+/* Adds sym to s without the duplicate check (narrowed views, imports). */
+void scope_add(sema_ctx *c, sema_scope *s, sema_sym *sym);
 sema_sym *scope_lookup(const sema_scope *s, const char *name);
 bool scope_declare(sema_ctx *c, sema_scope *s, sema_sym *sym);
 void scope_push(sema_ctx *c);
