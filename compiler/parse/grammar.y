@@ -107,6 +107,7 @@ item(R) ::= PUB(P) pub_decl(D). { R = D; R->flags |= AST_F_PUB; R->span = join(P
 decl(R) ::= pub_decl(D). { R = D; }
 decl(R) ::= cluster_decl(D). { R = D; }
 decl(R) ::= test_decl(D). { R = D; }
+decl(R) ::= binding(D). { R = D; }
 
 pub_decl(R) ::= fn_decl(D). { R = D; }
 pub_decl(R) ::= extern_decl(D). { R = D; }
@@ -340,11 +341,14 @@ stmts(R) ::= stmts(S) error TERM. { R = S; }
 bind_name(R) ::= IDENT(N). { R = N; }
 bind_name(R) ::= UNDERSCORE(N). { R = N; R.text = p_underscore(ctx); }
 
-stmt(R) ::= LET(K) bind_name(N) ASSIGN expr(V). { R = p_binding(ctx, AST_LET, &K, &N, NULL, V); }
-stmt(R) ::= LET(K) bind_name(N) COLON type(T) ASSIGN expr(V). { R = p_binding(ctx, AST_LET, &K, &N, T, V); }
-stmt(R) ::= VAR(K) bind_name(N) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR, &K, &N, NULL, V); }
-stmt(R) ::= VAR(K) bind_name(N) COLON type(T) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR, &K, &N, T, V); }
-stmt(R) ::= VAR(K) bind_name(N) COLON type(T). { R = p_binding(ctx, AST_VAR, &K, &N, T, NULL); }
+stmt(R) ::= binding(B). { R = B; }
+/* let and var parse at the top level too, so that sema can say why a
+ * package has no mutable globals instead of a bare syntax error. */
+binding(R) ::= LET(K) bind_name(N) ASSIGN expr(V). { R = p_binding(ctx, AST_LET, &K, &N, NULL, V); }
+binding(R) ::= LET(K) bind_name(N) COLON type(T) ASSIGN expr(V). { R = p_binding(ctx, AST_LET, &K, &N, T, V); }
+binding(R) ::= VAR(K) bind_name(N) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR, &K, &N, NULL, V); }
+binding(R) ::= VAR(K) bind_name(N) COLON type(T) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR, &K, &N, T, V); }
+binding(R) ::= VAR(K) bind_name(N) COLON type(T). { R = p_binding(ctx, AST_VAR, &K, &N, T, NULL); }
 stmt(R) ::= simple(S). { R = S; }
 stmt(R) ::= ASSERT(K) expr(C). { R = p_assert(ctx, &K, C, NULL); }
 stmt(R) ::= ASSERT(K) expr(C) COMMA expr(M). { R = p_assert(ctx, &K, C, M); }
