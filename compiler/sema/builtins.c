@@ -3,7 +3,7 @@
  * receiver: I Int, B Bool, S String, Y Bytes, N None (no result),
  * T the element (list, Chan, Task), O element?, L [element],
  * A [String], K key, V value, P value?, X [key], W [value].
- * docs/language-semantics.md lists the same methods. */
+ * docs/language.md (Semantics, built-in methods) lists the same methods. */
 #include "sema/sema_internal.h"
 
 #include <string.h>
