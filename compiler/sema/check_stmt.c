@@ -101,24 +101,17 @@ static void collect_narrow(sema_ctx *c, ast_node *e, narrow *n, int *count, int 
             add_narrow(n, count, s, c->t_none, some);
         return;
     }
-    if (e->kind == AST_BINARY && e->op == AST_OP_AND) {
-        /* both hold in the then branch; nothing is known in the else branch */
+    if (e->kind == AST_BINARY && (e->op == AST_OP_AND || e->op == AST_OP_OR)) {
+        /* a && b: both hold in the then branch, nothing is known in the
+         * else branch; a || b: both fail in the else branch, nothing is
+         * known in the then branch. */
+        bool and = e->op == AST_OP_AND;
         narrow tmp[MAX_NARROW];
         int k = 0;
         collect_narrow(c, e->a, tmp, &k, depth + 1);
         collect_narrow(c, e->b, tmp, &k, depth + 1);
         for (int i = 0; i < k; i++)
-            add_narrow(n, count, tmp[i].sym, tmp[i].then_t, NULL);
-        return;
-    }
-    if (e->kind == AST_BINARY && e->op == AST_OP_OR) {
-        /* both fail in the else branch; nothing is known in the then branch */
-        narrow tmp[MAX_NARROW];
-        int k = 0;
-        collect_narrow(c, e->a, tmp, &k, depth + 1);
-        collect_narrow(c, e->b, tmp, &k, depth + 1);
-        for (int i = 0; i < k; i++)
-            add_narrow(n, count, tmp[i].sym, NULL, tmp[i].else_t);
+            add_narrow(n, count, tmp[i].sym, and ? tmp[i].then_t : NULL, and ? NULL : tmp[i].else_t);
         return;
     }
     if (e->kind == AST_UNARY && (e->op == '!' || e->op == AST_OP_NOT)) {
