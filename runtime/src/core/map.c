@@ -1,0 +1,187 @@
+/* map.c: insertion-ordered hash maps.
+ *
+ * Entries live in an array in insertion order; a removed entry stays as a
+ * dead hole (cleared so the collector can reclaim its key and value) until
+ * the array fills up, when the live entries are compacted (keeping their
+ * order) and the index rebuilt. The index is an open-addressing table
+ * (linear probing, load <= 1/2) of entry numbers + 1 (0 = empty slot);
+ * removal uses backward-shift deletion, so there are no tombstones. */
+#include "core_internal.h"
+
+#include "oxl_sched.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+typedef struct core_entry {
+    oxl_word key, val;
+    uint64_t hash;
+    uint64_t live;
+} core_entry;
+
+struct oxl_map_obj {
+    oxl_key_kind kind;
+    int64_t len;        /* live entries */
+    int64_t used;       /* entries[0..used) in use, live or dead */
+    int64_t cap;        /* entries allocated */
+    core_entry *entries;
+    int64_t *slots;     /* mask + 1 slots */
+    uint64_t mask;
+};
+
+static uint64_t core_mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= UINT64_C(0xBF58476D1CE4E5B9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94D049BB133111EB);
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t core_key_hash(const struct oxl_map_obj *m, oxl_word key) {
+    return m->kind == OXL_KEY_STR ? oxl_str_hash(oxl_word_to_str(key)) : core_mix64(key + UINT64_C(0x9E3779B97F4A7C15));
+}
+
+static bool core_key_eq(const struct oxl_map_obj *m, oxl_word a, oxl_word b) {
+    return a == b || (m->kind == OXL_KEY_STR && oxl_str_eq(oxl_word_to_str(a), oxl_word_to_str(b)));
+}
+
+oxl_map oxl_map_new(oxl_key_kind kind) {
+    oxl_map m = oxl_alloc(sizeof *m);
+    m->kind = kind == OXL_KEY_STR ? OXL_KEY_STR : OXL_KEY_INT;
+    return m;
+}
+
+int64_t oxl_map_len(oxl_map m) { return m->len; }
+
+/* The slot holding key, or (when absent) the empty slot where it would go,
+ * as a negative number -(slot + 1). Needs a table. */
+static int64_t core_map_find(const struct oxl_map_obj *m, oxl_word key, uint64_t hash) {
+    uint64_t i = hash & m->mask;
+    for (;;) {
+        int64_t s = m->slots[i];
+        if (s == 0) return -(int64_t)i - 1;
+        const core_entry *e = &m->entries[s - 1];
+        if (e->hash == hash && core_key_eq(m, e->key, key)) return (int64_t)i;
+        i = (i + 1) & m->mask;
+    }
+}
+
+static void core_map_rebuild(struct oxl_map_obj *m, int64_t cap) {
+    core_entry *entries = oxl_alloc((size_t)cap * sizeof(core_entry));
+    int64_t n = 0;
+    for (int64_t i = 0; i < m->used; i++)
+        if (m->entries[i].live) entries[n++] = m->entries[i];
+    uint64_t nslots = 8;
+    while (nslots < (uint64_t)cap * 2) nslots *= 2;
+    int64_t *slots = oxl_alloc_atomic(nslots * sizeof(int64_t));
+    memset(slots, 0, nslots * sizeof(int64_t));
+    m->entries = entries;
+    m->used = n;
+    m->cap = cap;
+    m->slots = slots;
+    m->mask = nslots - 1;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t j = entries[i].hash & m->mask;
+        while (slots[j]) j = (j + 1) & m->mask;
+        slots[j] = i + 1;
+    }
+}
+
+bool oxl_map_get(oxl_map m, oxl_word key, oxl_word *out) {
+    if (m->len == 0) return false;
+    int64_t s = core_map_find(m, key, core_key_hash(m, key));
+    if (s < 0) return false;
+    *out = m->entries[m->slots[s] - 1].val;
+    return true;
+}
+
+bool oxl_map_has(oxl_map m, oxl_word key) {
+    oxl_word v;
+    return oxl_map_get(m, key, &v);
+}
+
+oxl_word oxl_map_at(oxl_map m, oxl_word key, const char *file, int line) {
+    oxl_word v;
+    if (oxl_map_get(m, key, &v)) return v;
+    oxl_rt_flush();
+    if (m->kind == OXL_KEY_STR) {
+        oxl_string k = oxl_word_to_str(key);
+        oxl_panic_at(file, line, "key not found: %.*s", (int)(k->len > 1000000 ? 1000000 : k->len), k->data);
+    }
+    oxl_panic_at(file, line, "key not found: %" PRId64, (int64_t)key);
+}
+
+void oxl_map_set(oxl_map m, oxl_word key, oxl_word val, const char *file, int line) {
+    uint64_t h = core_key_hash(m, key);
+    if (m->slots) {
+        int64_t s = core_map_find(m, key, h);
+        if (s >= 0) {
+            m->entries[m->slots[s] - 1].val = val;
+            return;
+        }
+    }
+    if (m->used == m->cap) {
+        int64_t cap = m->cap ? m->cap : 4;
+        if (m->len + 1 > cap / 2) cap *= 2; /* else compacting frees enough room */
+        core_check_len(m->len + 1, file, line);
+        if (cap > OXL_MAX_LEN) cap = OXL_MAX_LEN;
+        core_map_rebuild(m, cap);
+    }
+    int64_t s = core_map_find(m, key, h);
+    int64_t slot = -s - 1;
+    core_entry *e = &m->entries[m->used];
+    e->key = key;
+    e->val = val;
+    e->hash = h;
+    e->live = 1;
+    m->slots[slot] = ++m->used;
+    m->len++;
+}
+
+bool oxl_map_remove(oxl_map m, oxl_word key, oxl_word *old) {
+    if (m->len == 0) return false;
+    int64_t s = core_map_find(m, key, core_key_hash(m, key));
+    if (s < 0) return false;
+    core_entry *e = &m->entries[m->slots[s] - 1];
+    if (old) *old = e->val;
+    memset(e, 0, sizeof *e);
+    m->len--;
+    /* Backward-shift deletion. */
+    uint64_t i = (uint64_t)s, j = i;
+    for (;;) {
+        j = (j + 1) & m->mask;
+        if (m->slots[j] == 0) break;
+        uint64_t k = m->entries[m->slots[j] - 1].hash & m->mask;
+        bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (stays) continue;
+        m->slots[i] = m->slots[j];
+        i = j;
+    }
+    m->slots[i] = 0;
+    if (m->len == 0) m->used = 0; /* all dead: start the entry array over */
+    return true;
+}
+
+static oxl_list core_map_collect(oxl_map m, bool keys) {
+    oxl_list l = oxl_list_new(m->len);
+    for (int64_t i = 0; i < m->used; i++)
+        if (m->entries[i].live) l->items[l->len++] = keys ? m->entries[i].key : m->entries[i].val;
+    return l;
+}
+
+oxl_list oxl_map_keys(oxl_map m) { return core_map_collect(m, true); }
+
+oxl_list oxl_map_values(oxl_map m) { return core_map_collect(m, false); }
+
+bool oxl_map_next(oxl_map m, int64_t *pos, oxl_word *key, oxl_word *val) {
+    while (*pos < m->used) {
+        const core_entry *e = &m->entries[(*pos)++];
+        if (e->live) {
+            if (key) *key = e->key;
+            if (val) *val = e->val;
+            return true;
+        }
+    }
+    return false;
+}
