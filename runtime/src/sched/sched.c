@@ -303,6 +303,7 @@ static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool ex
         sched_trace_run(s, next);
         to = next->fiber;
     }
+    if (s->gc) sched_gc_enter(s, to);
     if (exiting)
         sched_fiber_exit_to(from, to);
     else
@@ -655,6 +656,7 @@ void oxl_panic_at(const char *file, int line, const char *fmt, ...) {
     oxl_task *self = s->current;
     s->current = NULL;
     /* The panicking task is abandoned where it stands. */
+    if (s->gc) sched_gc_enter(s, &s->main_fiber);
     sched_fiber_exit_to(self->fiber, &s->main_fiber);
     abort(); /* not reached */
 }
@@ -698,6 +700,7 @@ static void main_loop(oxl_sched *s) {
         next->state = TASK_RUNNING;
         s->switches++;
         sched_trace_run(s, next);
+        if (s->gc) sched_gc_enter(s, next->fiber);
         sched_fiber_switch(&s->main_fiber, next->fiber);
     }
 }
@@ -762,6 +765,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     s->last_time = oxl_world_now(s->world);
     s->deadline = s->last_time + s->opt.time_limit;
     sched_fiber_init_main(&s->main_fiber);
+    sched_gc_begin(s);
     tls_sched = s;
     atomic_store(&active_sched, s);
     uint64_t foreign_before = atomic_load(&foreign_calls);
@@ -786,6 +790,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     atomic_store(&active_sched, NULL);
     r.foreign_wakeups = atomic_load(&foreign_calls) - foreign_before;
     s->current = NULL;
+    sched_gc_end(s);
     sched_free(s); /* this kills the run's nodes in a borrowed world */
     tls_sched = NULL;
     return r;

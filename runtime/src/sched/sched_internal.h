@@ -118,6 +118,11 @@ typedef struct oxl_sched {
     size_t npool, pool_cap;
     uint64_t fibers_made;
     sched_fiber *driving;    /* the task fiber stepping the World, if any */
+    /* the garbage collector, when the program initialised it (gc_stacks.c) */
+    bool gc;
+    void *gc_thread;
+    void *gc_main_bottom;
+    void (*gc_prev_push)(void);
 
     oxl_chan *chans;
     uint64_t next_chan_id;
@@ -173,6 +178,11 @@ char *sched_strf(const char *fmt, ...) OXL_PRINTF(1, 2);
 void sched_fatal(const char *fmt, ...) OXL_PRINTF(1, 2) __attribute__((noreturn));
 /* After a call that may have cancelled the current task, end it for good. */
 void sched_check_self(oxl_sched *s);
+
+/* gc_stacks.c */
+void sched_gc_begin(oxl_sched *s);
+void sched_gc_enter(oxl_sched *s, const sched_fiber *to); /* before switching to `to` */
+void sched_gc_end(oxl_sched *s);
 
 /* chan.c */
 void sched_waiter_unlink(sched_waiter *w);

@@ -1,0 +1,87 @@
+/* core_gc_sched_test: the collector sees task stacks. An object held only
+ * in a sleeping task's locals survives collections run from other tasks,
+ * and collections triggered while a task runs on its own stack work. */
+#include "oxl_rt.h"
+#include "oxl_sched.h"
+#include "tap.h"
+
+#include <gc/gc.h>
+#include <string.h>
+
+enum { OBJ_WORDS = 64 };
+
+typedef struct state {
+    int finalized; /* sleepers' objects the collector reclaimed */
+    int checked;   /* sleepers that found their object intact */
+    int orphans;   /* objects of finished tasks the collector reclaimed */
+} state;
+
+static void on_finalize(void *obj, void *arg) {
+    (void)obj;
+    ((state *)arg)->finalized++;
+}
+
+static void on_orphan(void *obj, void *arg) {
+    (void)obj;
+    ((state *)arg)->orphans++;
+}
+
+/* The control: a finished task's object is garbage, so the same
+ * collections must reclaim it; a finished task's stack is not scanned. */
+static void *orphan(void *arg) {
+    uint64_t *volatile obj = oxl_alloc(OBJ_WORDS * sizeof(uint64_t));
+    GC_register_finalizer(obj, on_orphan, arg, NULL, NULL);
+    return NULL;
+}
+
+
+static void *sleeper(void *arg) {
+    state *st = arg;
+    /* The only reference lives in this task's locals while it sleeps. */
+    uint64_t *volatile obj = oxl_alloc(OBJ_WORDS * sizeof(uint64_t));
+    for (int i = 0; i < OBJ_WORDS; i++) obj[i] = 0xC0FFEE00u + (uint64_t)i;
+    GC_register_finalizer(obj, on_finalize, st, NULL, NULL);
+    oxl_sleep(OXL_SEC);
+    bool intact = true;
+    for (int i = 0; i < OBJ_WORDS; i++) intact = intact && obj[i] == 0xC0FFEE00u + (uint64_t)i;
+    st->checked += intact;
+    return NULL;
+}
+
+static void *churner(void *arg) {
+    /* Garbage, then full collections, from another task's stack. */
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 2000; i++) {
+            uint64_t *junk = oxl_alloc(512);
+            memset(junk, 0xAB, 512);
+        }
+        GC_gcollect();
+        GC_invoke_finalizers();
+        oxl_yield();
+    }
+    return NULL;
+}
+
+static void *root(void *arg) {
+    oxl_task *s[8];
+    for (int i = 0; i < 8; i++) s[i] = oxl_spawn(sleeper, arg);
+    for (int i = 0; i < 8; i++) oxl_task_detach(oxl_spawn(orphan, arg));
+    oxl_task *c = oxl_spawn(churner, NULL);
+    oxl_join(c, NULL);
+    for (int i = 0; i < 8; i++) oxl_join(s[i], NULL);
+    return NULL;
+}
+
+int main(void) {
+    oxl_rt_init();
+    state st = {0, 0, 0};
+    oxl_sched_options o;
+    oxl_sched_options_default(&o, 1);
+    oxl_sched_result r = oxl_sched_run(root, &st, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "a run that collects garbage from task stacks finishes");
+    tap_is_int(st.checked, 8, "every object held only by a sleeping task survived 20 collections");
+    tap_is_int(st.finalized, 0, "and none of them was finalized while its task slept");
+    tap_ok(st.orphans > 0, "while the same collections reclaimed objects of finished tasks (%d of 8)", st.orphans);
+    oxl_sched_result_free(&r);
+    return tap_done();
+}
