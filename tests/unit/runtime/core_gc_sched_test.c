@@ -72,6 +72,40 @@ static void *root(void *arg) {
     return NULL;
 }
 
+/* A long-running, allocation-heavy program on tasks: 4 tasks each build
+ * and drop lists of strings for 1 GB in all; the resident size stays
+ * bounded. */
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/statm", "r"); /* the test's own measurement, outside any simulation */
+    long pages = 0, resident = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return resident * 4;
+}
+
+static void *allocator(void *arg) {
+    long *max_rss = arg;
+    for (int round = 0; round < 2000; round++) {
+        oxl_list l = oxl_list_new(0);
+        for (int i = 0; i < 256; i++) oxl_list_push(l, (oxl_word)(uintptr_t)oxl_alloc(256), __FILE__, __LINE__);
+        if (round % 100 == 0) {
+            long now = rss_kb();
+            if (now > *max_rss) *max_rss = now;
+        }
+        if (round % 10 == 0) oxl_yield();
+    }
+    return NULL;
+}
+
+static void *alloc_root(void *arg) {
+    oxl_task *t[4];
+    for (int i = 0; i < 4; i++) t[i] = oxl_spawn(allocator, arg);
+    for (int i = 0; i < 4; i++) oxl_join(t[i], NULL);
+    return NULL;
+}
+
 int main(void) {
     oxl_rt_init();
     state st = {0, 0, 0};
@@ -82,6 +116,12 @@ int main(void) {
     tap_is_int(st.checked, 8, "every object held only by a sleeping task survived 20 collections");
     tap_is_int(st.finalized, 0, "and none of them was finalized while its task slept");
     tap_ok(st.orphans > 0, "while the same collections reclaimed objects of finished tasks (%d of 8)", st.orphans);
+    oxl_sched_result_free(&r);
+
+    long max_rss = 0;
+    r = oxl_sched_run(alloc_root, &max_rss, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "four tasks allocate 0.5 GB of lists and strings");
+    tap_ok(max_rss > 0 && max_rss < 200 * 1024, "in bounded memory (at most %ld KiB resident)", max_rss);
     oxl_sched_result_free(&r);
     return tap_done();
 }
