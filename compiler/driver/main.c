@@ -1,5 +1,6 @@
-/* main.c: the oxl command. Today: `oxl check` (lex, parse and, when the
- * semantic stage is built in, check a package), `oxl version`, `oxl help`.
+/* main.c: the oxl command: `oxl check` (lex, parse and, when the
+ * semantic stage is built in, check a package), `oxl build` and `oxl run`
+ * (when code generation is built in), `oxl version`, `oxl help`.
  * Exit status: 0 no errors, 1 errors in the program, 2 usage error (bad
  * flag, missing or unreadable input), 3 internal compiler error. The only
  * exit() calls of the compiler are here. */
@@ -9,6 +10,9 @@
 #ifdef OXL_HAVE_SEMA
 #include "sema/sema.h"
 #endif
+#ifdef OXL_HAVE_CODEGEN
+#include "codegen/codegen.h"
+#endif
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef OXL_HAVE_CODEGEN
+#include <limits.h>
+#endif
 
 #ifndef OXL_VERSION
 #define OXL_VERSION "0.0.0"
@@ -41,6 +48,11 @@ static const char usage_text[] =
     "      --dump-tokens           print the tokens instead of checking\n"
     "      --dump-ast              print the syntax tree instead of checking\n"
     "      --color auto|always|never   color in diagnostics (default auto)\n"
+    "  build <package-dir | file.oxl> [-o out] [-O2] [-c] [--emit-llvm] [-###]\n"
+    "                  compile a package's fn main() to an executable\n"
+    "                  (-c: an object only; --emit-llvm: textual LLVM IR)\n"
+    "  run <package-dir | file.oxl> [-O2] [-###] [-- args]\n"
+    "                  build to a temporary file, run it, exit with its status\n"
     "  version         print the version\n"
     "  help            print this help\n"
     "\n"
@@ -282,6 +294,168 @@ static void dump_tokens(driver *dr, const base_source *src) {
     base_arena_free(scratch);
 }
 
+/* What `oxl build` and `oxl run` ask of a compilation (NULL for check). */
+typedef struct build_req {
+    const char *out;   /* executable to write */
+    int opt_level;     /* 0 or 2 */
+    bool emit_llvm;    /* write textual IR to out instead */
+    bool obj_only;     /* -c: write the object to out, do not link */
+    bool show_cmds;    /* -###: print each spawned command */
+    bool run;          /* oxl run: build to a temporary file and run it */
+    char **run_args;   /* the program's arguments (after --) */
+    int run_nargs;
+} build_req;
+
+static int compile(const char *path, const char *color, bool dump_tok, bool dump_ast, const build_req *breq);
+
+
+#ifdef OXL_HAVE_CODEGEN
+#ifndef OXL_RUNTIME_LIB
+#define OXL_RUNTIME_LIB "liboxlrt.a"
+#endif
+
+/* The runtime library: OXL_RUNTIME, else runtime/liboxlrt.a next to this
+ * executable (the build tree's layout), else the path fixed at build time. */
+static const char *runtime_lib(char *buf, size_t cap) {
+    const char *env = getenv("OXL_RUNTIME");
+    if (env && *env) return env;
+    char self[DRIVER_MAX_PATH];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            if ((size_t)snprintf(buf, cap, "%s/runtime/liboxlrt.a", self) < cap && access(buf, R_OK) == 0) return buf;
+        }
+    }
+    return OXL_RUNTIME_LIB;
+}
+
+/* A temporary file name (cc takes a file without a known suffix as linker
+ * input, so objects need no ".o"); creates the file. */
+static bool temp_path(char *buf, size_t cap, const char *suffix) {
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    if ((size_t)snprintf(buf, cap, "%s/oxl-%sXXXXXX", dir, suffix) >= cap) return false;
+    int fd = mkstemp(buf);
+    if (fd < 0) {
+        fprintf(stderr, "oxl: cannot create a temporary file in '%s': %s\n", dir, strerror(errno));
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+/* Generates, emits and links (build) or also runs (run) the checked
+ * package. Returns the exit status of the command. */
+static int build_program(driver *dr, const sema_program *prog, const char *path, const build_req *breq) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    cg_module *m = cg_build(dr->diags, prog, base);
+    if (!m) return diag_had_internal(dr->diags) ? EXIT_INTERNAL : EXIT_ERRORS;
+    cg_optimize(m, breq->opt_level);
+    char out_buf[DRIVER_MAX_PATH];
+    const char *out = breq->out;
+    if (!out && !breq->run) {
+        /* the package directory's (or file's) name without .oxl */
+        size_t len = strlen(base);
+        if (len > 4 && strcmp(base + len - 4, ".oxl") == 0) len -= 4;
+        if (len == 0 || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) snprintf(out_buf, sizeof out_buf, "a.out");
+        else snprintf(out_buf, sizeof out_buf, "%.*s%s", (int)len, base,
+                      breq->emit_llvm ? ".ll" : breq->obj_only ? ".o" : "");
+        out = out_buf;
+    }
+    if (breq->emit_llvm) {
+        bool ok = cg_write_ir(m, out ? out : "/dev/stdout");
+        cg_free(m);
+        return ok ? EXIT_OK : EXIT_USAGE;
+    }
+    if (breq->obj_only) {
+        bool ok = cg_write_object(m, out);
+        cg_free(m);
+        return ok ? EXIT_OK : EXIT_USAGE;
+    }
+    char obj[DRIVER_MAX_PATH], exe[DRIVER_MAX_PATH], rt[DRIVER_MAX_PATH];
+    if (!temp_path(obj, sizeof obj, "o-")) {
+        cg_free(m);
+        return EXIT_USAGE;
+    }
+    bool ok = cg_write_object(m, obj);
+    cg_free(m);
+    if (breq->run) {
+        if (!temp_path(exe, sizeof exe, "x-")) {
+            unlink(obj);
+            return EXIT_USAGE;
+        }
+        out = exe;
+    }
+    ok = ok && cg_link(obj, runtime_lib(rt, sizeof rt), out, breq->show_cmds);
+    unlink(obj);
+    if (!ok) {
+        if (breq->run) unlink(exe);
+        return EXIT_ERRORS;
+    }
+    if (!breq->run) return EXIT_OK;
+    char **argv = malloc(((size_t)breq->run_nargs + 2) * sizeof *argv);
+    if (!argv) {
+        unlink(exe);
+        return EXIT_INTERNAL;
+    }
+    argv[0] = exe;
+    for (int i = 0; i < breq->run_nargs; i++) argv[i + 1] = breq->run_args[i];
+    argv[breq->run_nargs + 1] = NULL;
+    int st = cg_spawn_wait(argv, breq->show_cmds);
+    free(argv);
+    unlink(exe);
+    return st < 0 ? EXIT_USAGE : st;
+}
+
+static int cmd_build(int argc, char **argv, bool run) {
+    build_req br = {0};
+    br.run = run;
+    const char *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (run && strcmp(a, "--") == 0) {
+            br.run_args = argv + i + 1;
+            br.run_nargs = argc - i - 1;
+            break;
+        } else if (!run && strcmp(a, "-o") == 0) {
+            if (i + 1 >= argc) {
+                usage_error("%s needs a file name", a);
+                return EXIT_USAGE;
+            }
+            br.out = argv[++i];
+        } else if (strcmp(a, "-O2") == 0) {
+            br.opt_level = 2;
+        } else if (strcmp(a, "-O0") == 0) {
+            br.opt_level = 0;
+        } else if (!run && strcmp(a, "-c") == 0) {
+            br.obj_only = true;
+        } else if (!run && strcmp(a, "--emit-llvm") == 0) {
+            br.emit_llvm = true;
+        } else if (strcmp(a, "-###") == 0) {
+            br.show_cmds = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            usage_error(run ? "unknown option '%s' for 'oxl run'" : "unknown option '%s' for 'oxl build'", a);
+            return EXIT_USAGE;
+        } else if (path) {
+            usage_error("one package directory or file only; '%s' is one too many", a);
+            return EXIT_USAGE;
+        } else {
+            path = a;
+        }
+    }
+    if (!path) {
+        usage_error("%s", run ? "'oxl run' needs a package directory or a .oxl file"
+                              : "'oxl build' needs a package directory or a .oxl file");
+        return EXIT_USAGE;
+    }
+    return compile(path, "auto", false, false, &br);
+}
+#endif
+
 static int cmd_check(int argc, char **argv) {
     const char *path = NULL, *color = "auto";
     bool dump_tok = false, dump_ast = false;
@@ -322,6 +496,10 @@ static int cmd_check(int argc, char **argv) {
         usage_error("%s", "--dump-tokens and --dump-ast cannot be used together");
         return EXIT_USAGE;
     }
+    return compile(path, color, dump_tok, dump_ast, NULL);
+}
+
+static int compile(const char *path, const char *color, bool dump_tok, bool dump_ast, const build_req *breq) {
     const char *std_root = getenv("OXL_STD");
     if (std_root && !is_dir(std_root)) {
         fprintf(stderr, "oxl: OXL_STD='%s' is not a directory\n", std_root);
@@ -419,9 +597,16 @@ static int cmd_check(int argc, char **argv) {
     if (!dump_tok && !dump_ast && !dr.io_error && diag_errors(dr.diags) == 0) {
         sema_loader loader = {driver_load, &dr};
         sema_options opt = {true, true};
-        if (!sema_check_package(dr.arena, dr.names, dr.diags, &files, &loader, &opt)) {
+        sema_program *prog = sema_check_package(dr.arena, dr.names, dr.diags, &files, &loader, &opt);
+        if (!prog) {
             DIAG_INTERNAL(dr.diags, "%s", "semantic analysis ran out of memory");
         }
+#ifdef OXL_HAVE_CODEGEN
+        else if (breq && diag_errors(dr.diags) == 0) {
+            int bs = build_program(&dr, prog, path, breq);
+            if (bs != EXIT_OK) status = bs;
+        }
+#endif
     }
 #endif
 
@@ -443,6 +628,10 @@ int main(int argc, char **argv) {
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
+#ifdef OXL_HAVE_CODEGEN
+    if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2, false);
+    if (strcmp(cmd, "run") == 0) return cmd_build(argc - 2, argv + 2, true);
+#endif
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         if (argc > 2) {
             usage_error("'oxl version' takes no arguments, not '%s'", argv[2]);

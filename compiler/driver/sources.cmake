@@ -35,3 +35,11 @@ if(OXL_FUZZ)
   # whatever links the instrumented library needs the sanitizers' runtime
   target_link_options(oxlfront INTERFACE -fsanitize=address,undefined)
 endif()
+
+# Code generation (LLVM 14) for `oxl build` and `oxl run`, when sema is built in.
+if(OXL_HAVE_SEMA AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/codegen/sources.cmake)
+  include(${CMAKE_CURRENT_SOURCE_DIR}/codegen/sources.cmake)
+  target_link_libraries(oxl PRIVATE oxlcodegen)
+  target_compile_definitions(oxl PRIVATE OXL_HAVE_CODEGEN=1 OXL_RUNTIME_LIB="$<TARGET_FILE:oxlrt>")
+  add_dependencies(oxl oxlrt)
+endif()

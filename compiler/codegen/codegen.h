@@ -1,0 +1,36 @@
+/* codegen.h: the code generator's interface. It turns a checked package
+ * (sema's program, with ast_node.type/.sym filled in) into an LLVM module,
+ * optimizes it, writes it as textual IR or as a native object, and links an
+ * executable against the runtime with the system C compiler.
+ * Errors go to the diagnostics sink; unsupported constructs are reported as
+ * "code generation does not support <construct> yet". Prefix: cg_. */
+#ifndef OXL_CODEGEN_H
+#define OXL_CODEGEN_H
+
+#include "base/base.h"
+#include "sema/sema.h"
+
+typedef struct cg_module cg_module;
+
+/* Builds the module of the root package of prog (its `fn main()` and the
+ * functions it has), verifies it and sets the host triple and data layout.
+ * Returns NULL when an error was reported. */
+cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_name);
+/* opt_level 0 (nothing) or 2 (the legacy pass manager builder at -O2). */
+void cg_optimize(cg_module *m, int opt_level);
+/* Textual LLVM IR. False with a message on stderr when it cannot be written. */
+bool cg_write_ir(cg_module *m, const char *path);
+/* A native object for the host. False with a message on stderr. */
+bool cg_write_object(cg_module *m, const char *path);
+void cg_free(cg_module *m);
+
+/* Links objects into an executable with the system `cc` against the runtime
+ * library rt_lib (and -lgc -lpthread -lm). With show_commands, prints each
+ * spawned command on stderr first. False with a message on stderr. */
+bool cg_link(const char *object, const char *rt_lib, const char *out, bool show_commands);
+/* Spawns argv (argv[0] searched in PATH when it has no slash) and waits;
+ * returns the exit status, 128 + signal when killed, -1 when it cannot be
+ * started (message on stderr). */
+int cg_spawn_wait(char *const argv[], bool show_command);
+
+#endif

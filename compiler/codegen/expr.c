@@ -1,0 +1,298 @@
+/* expr.c: expressions: Int and Bool arithmetic with overflow and division
+ * checks, comparisons, short-circuit logic, locals, calls, print, panic,
+ * strings and interpolation (through the runtime's string builder). */
+#include "codegen/cg_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static LLVMValueRef call_rt(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
+    return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
+}
+
+void cg_panic_call(cg_module *m, const char *rt_fn, base_span at) {
+    LLVMTypeRef ps[2] = {m->t_ptr, m->t_i32};
+    LLVMValueRef f = cg_runtime_fn(m, rt_fn, m->t_void, ps, 2, true);
+    LLVMValueRef args[2] = {cg_file_ptr(m, at), cg_line(m, at)};
+    call_rt(m, f, args, 2);
+    LLVMBuildUnreachable(m->b);
+}
+
+/* Branches to a panic block when bad is true; continues after it. */
+static void check(cg_module *m, LLVMValueRef bad, const char *rt_fn, base_span at) {
+    LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "panic");
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "ok");
+    LLVMBuildCondBr(m->b, bad, fail, ok);
+    LLVMPositionBuilderAtEnd(m->b, fail);
+    cg_panic_call(m, rt_fn, at);
+    LLVMPositionBuilderAtEnd(m->b, ok);
+}
+
+static LLVMValueRef overflow_op(cg_module *m, const char *intrinsic, LLVMValueRef a, LLVMValueRef b, base_span at) {
+    LLVMTypeRef rt[2] = {m->t_i64, m->t_i1};
+    LLVMTypeRef res = LLVMStructTypeInContext(m->ctx, rt, 2, 0);
+    LLVMTypeRef ps[2] = {m->t_i64, m->t_i64};
+    LLVMValueRef f = cg_runtime_fn(m, intrinsic, res, ps, 2, false);
+    LLVMValueRef args[2] = {a, b};
+    LLVMValueRef r = call_rt(m, f, args, 2);
+    check(m, LLVMBuildExtractValue(m->b, r, 1, ""), "oxl_panic_overflow", at);
+    return LLVMBuildExtractValue(m->b, r, 0, "");
+}
+
+/* e as a value of type want. An expression of type Never (panic(...))
+ * ends its block: what follows goes into a dead block and uses undef. */
+LLVMValueRef cg_operand(cg_module *m, const ast_node *e, LLVMTypeRef want) {
+    LLVMValueRef v = cg_expr(m, e);
+    if (!v) return NULL;
+    if (cg_terminated(m) || (e->type && e->type->kind == TY_NEVER)) {
+        if (cg_terminated(m)) cg_start_dead_block(m);
+        return LLVMGetUndef(want);
+    }
+    return v;
+}
+
+static LLVMValueRef i64c(cg_module *m, long long v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
+
+static LLVMValueRef arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at) {
+    switch (op) {
+    case AST_OP_ADD: return overflow_op(m, "llvm.sadd.with.overflow.i64", a, b, at);
+    case AST_OP_SUB: return overflow_op(m, "llvm.ssub.with.overflow.i64", a, b, at);
+    case AST_OP_MUL: return overflow_op(m, "llvm.smul.with.overflow.i64", a, b, at);
+    case AST_OP_DIV:
+        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, 0), ""), "oxl_panic_div_zero", at);
+        check(m,
+              LLVMBuildAnd(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, -1), ""),
+                           LLVMBuildICmp(m->b, LLVMIntEQ, a, i64c(m, INT64_MIN), ""), ""),
+              "oxl_panic_overflow", at);
+        return LLVMBuildSDiv(m->b, a, b, "");
+    case AST_OP_MOD: {
+        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, 0), ""), "oxl_panic_div_zero", at);
+        /* x % -1 is 0; srem would trap on Int min */
+        LLVMValueRef safe = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, -1), ""), i64c(m, 1), b, "");
+        return LLVMBuildSRem(m->b, a, safe, "");
+    }
+    default: return NULL;
+    }
+}
+
+static LLVMValueRef logic(cg_module *m, const ast_node *e) {
+    bool is_and = e->op == AST_OP_AND;
+    LLVMValueRef l = cg_operand(m, e->a, m->t_i1);
+    if (!l) return NULL;
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(m->b);
+    LLVMBasicBlockRef rhs = LLVMAppendBasicBlockInContext(m->ctx, m->fn, is_and ? "and.rhs" : "or.rhs");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, is_and ? "and.end" : "or.end");
+    if (is_and) LLVMBuildCondBr(m->b, l, rhs, end);
+    else LLVMBuildCondBr(m->b, l, end, rhs);
+    LLVMPositionBuilderAtEnd(m->b, rhs);
+    LLVMValueRef r = cg_operand(m, e->b, m->t_i1);
+    if (!r) return NULL;
+    LLVMBasicBlockRef rhs_end = LLVMGetInsertBlock(m->b);
+    LLVMBuildBr(m->b, end);
+    LLVMPositionBuilderAtEnd(m->b, end);
+    LLVMValueRef phi = LLVMBuildPhi(m->b, m->t_i1, "");
+    LLVMValueRef vals[2] = {LLVMConstInt(m->t_i1, is_and ? 0 : 1, 0), r};
+    LLVMBasicBlockRef bbs[2] = {from, rhs_end};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
+}
+
+static bool is_kind(const ast_node *e, sema_tkind k) { return e->type && e->type->kind == k; }
+
+static LLVMValueRef binary(cg_module *m, const ast_node *e) {
+    if (e->op == AST_OP_AND || e->op == AST_OP_OR) return logic(m, e);
+    const ast_node *a = e->a;
+    bool ints = is_kind(a, TY_INT) && is_kind(e->b, TY_INT);
+    bool bools = is_kind(a, TY_BOOL) && is_kind(e->b, TY_BOOL);
+    if (!ints && !(bools && (e->op == AST_OP_EQ || e->op == AST_OP_NE))) {
+        cg_unsupported(m, e->span, "this operator on these types");
+        return NULL;
+    }
+    LLVMTypeRef t = ints ? m->t_i64 : m->t_i1;
+    LLVMValueRef l = cg_operand(m, a, t);
+    if (!l) return NULL;
+    LLVMValueRef r = cg_operand(m, e->b, t);
+    if (!r) return NULL;
+    LLVMIntPredicate p;
+    switch (e->op) {
+    case AST_OP_EQ: p = LLVMIntEQ; break;
+    case AST_OP_NE: p = LLVMIntNE; break;
+    case AST_OP_LT: p = LLVMIntSLT; break;
+    case AST_OP_LE: p = LLVMIntSLE; break;
+    case AST_OP_GT: p = LLVMIntSGT; break;
+    case AST_OP_GE: p = LLVMIntSGE; break;
+    default: {
+        LLVMValueRef v = arith(m, e->op, l, r, e->span);
+        if (!v) cg_unsupported(m, e->span, "this operator");
+        return v;
+    }
+    }
+    return LLVMBuildICmp(m->b, p, l, r, "");
+}
+
+static LLVMValueRef unary(cg_module *m, const ast_node *e) {
+    LLVMValueRef v = cg_operand(m, e->a, is_kind(e->a, TY_BOOL) ? m->t_i1 : m->t_i64);
+    if (!v) return NULL;
+    if ((e->op == AST_OP_NOT || e->op == '!') && is_kind(e->a, TY_BOOL)) return LLVMBuildNot(m->b, v, "");
+    if ((e->op == AST_OP_NEG || e->op == '-') && is_kind(e->a, TY_INT)) {
+        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, v, i64c(m, INT64_MIN), ""), "oxl_panic_overflow", e->span);
+        return LLVMBuildNeg(m->b, v, "");
+    }
+    cg_unsupported(m, e->span, "this operator on this type");
+    return NULL;
+}
+
+static LLVMValueRef str_lit(cg_module *m, const char *s, int64_t len) {
+    LLVMTypeRef ps[2] = {m->t_ptr, m->t_i64};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_str_from_lit", m->t_ptr, ps, 2, false);
+    LLVMValueRef args[2] = {cg_cstring(m, s, (size_t)len), i64c(m, len)};
+    return call_rt(m, f, args, 2);
+}
+
+/* Appends the text of e to the builder at sb. */
+static bool sb_append(cg_module *m, LLVMValueRef sb, const ast_node *e) {
+    LLVMTypeRef ps[3] = {LLVMPointerType(m->t_sb, 0), m->t_ptr, m->t_i64};
+    if (e->kind == AST_STRING) {
+        LLVMValueRef f = cg_runtime_fn(m, "oxl_sb_lit", m->t_void, ps, 3, false);
+        LLVMValueRef args[3] = {sb, cg_cstring(m, e->name ? e->name : "", (size_t)e->ival), i64c(m, e->ival)};
+        call_rt(m, f, args, 3);
+        return true;
+    }
+    const char *fname;
+    if (is_kind(e, TY_INT)) {
+        fname = "oxl_sb_int";
+        ps[1] = m->t_i64;
+    } else if (is_kind(e, TY_BOOL)) {
+        fname = "oxl_sb_bool";
+        ps[1] = m->t_i1;
+    } else if (is_kind(e, TY_STRING)) {
+        fname = "oxl_sb_str";
+    } else {
+        cg_unsupported(m, e->span, "interpolating values of this type");
+        return false;
+    }
+    LLVMValueRef v = cg_expr(m, e);
+    if (!v) return false;
+    LLVMValueRef f = cg_runtime_fn(m, fname, m->t_void, ps, 2, false);
+    if (is_kind(e, TY_BOOL)) {
+        unsigned k = LLVMGetEnumAttributeKindForName("zeroext", 7);
+        LLVMAddAttributeAtIndex(f, 2, LLVMCreateEnumAttribute(m->ctx, k, 0));
+    }
+    LLVMValueRef args[2] = {sb, v};
+    LLVMValueRef c = call_rt(m, f, args, 2);
+    if (is_kind(e, TY_BOOL)) {
+        unsigned k = LLVMGetEnumAttributeKindForName("zeroext", 7);
+        LLVMAddCallSiteAttribute(c, 2, LLVMCreateEnumAttribute(m->ctx, k, 0));
+    }
+    return true;
+}
+
+LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
+    if (e->kind == AST_STRING) return str_lit(m, e->name ? e->name : "", e->ival);
+    if (is_kind(e, TY_STRING) && e->kind != AST_INTERP) return cg_expr(m, e);
+    if (!m->sb_slot) m->sb_slot = cg_entry_alloca(m, m->t_sb, "sb");
+    LLVMTypeRef ps[1] = {LLVMPointerType(m->t_sb, 0)};
+    LLVMValueRef init = cg_runtime_fn(m, "oxl_sb_init", m->t_void, ps, 1, false);
+    call_rt(m, init, &m->sb_slot, 1);
+    if (e->kind == AST_INTERP) {
+        for (uint32_t i = 0; i < e->list.len; i++)
+            if (!sb_append(m, m->sb_slot, e->list.items[i])) return NULL;
+    } else if (!sb_append(m, m->sb_slot, e)) {
+        return NULL;
+    }
+    LLVMValueRef fin = cg_runtime_fn(m, "oxl_sb_finish", m->t_ptr, ps, 1, false);
+    return call_rt(m, fin, &m->sb_slot, 1);
+}
+
+static LLVMValueRef call(cg_module *m, const ast_node *e) {
+    const ast_node *callee = e->a;
+    const sema_sym *s = callee->sym;
+    if (callee->kind != AST_IDENT || !s) {
+        cg_unsupported(m, e->span, "this kind of call");
+        return NULL;
+    }
+    if (s->kind == SYM_BUILTIN) {
+        const ast_node *arg = e->list.items[0];
+        LLVMValueRef str = cg_to_string(m, arg->a);
+        if (!str) return NULL;
+        if (s->builtin == BI_PRINT) {
+            LLVMTypeRef ps[1] = {m->t_ptr};
+            call_rt(m, cg_runtime_fn(m, "oxl_print", m->t_void, ps, 1, false), &str, 1);
+            return LLVMConstInt(m->t_i1, 0, 0);
+        }
+        LLVMTypeRef ps[3] = {m->t_ptr, m->t_i32, m->t_ptr};
+        LLVMValueRef f = cg_runtime_fn(m, "oxl_panic_msg", m->t_void, ps, 3, true);
+        LLVMValueRef args[3] = {cg_file_ptr(m, e->span), cg_line(m, e->span), str};
+        call_rt(m, f, args, 3);
+        LLVMBuildUnreachable(m->b);
+        return LLVMConstInt(m->t_i1, 0, 0);
+    }
+    if (s->kind != SYM_FN || s->is_extern || s->is_rpc || s->pkg != m->prog->root || !s->sig) {
+        cg_unsupported(m, e->span, s->is_extern ? "calls to extern functions" : "calls to this function");
+        return NULL;
+    }
+    char *name = cg_fn_symbol(m, s->decl, m->prog->root);
+    LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+    free(name);
+    if (!f) {
+        cg_unsupported(m, e->span, "calls to this function");
+        return NULL;
+    }
+    if (e->list.len != s->sig->nparams) {
+        cg_unsupported(m, e->span, "default arguments");
+        return NULL;
+    }
+    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
+    for (uint32_t i = 0; i < e->list.len && i <= SEMA_MAX_PARAMS; i++) {
+        const ast_node *arg = e->list.items[i];
+        if (arg->name) {
+            cg_unsupported(m, arg->span, "named arguments");
+            return NULL;
+        }
+        if (!(args[i] = cg_operand(m, arg->a, LLVMTypeOf(LLVMGetParam(f, i))))) return NULL;
+    }
+    LLVMValueRef r = call_rt(m, f, args, e->list.len);
+    if (LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind) return LLVMConstInt(m->t_i1, 0, 0);
+    return r;
+}
+
+static LLVMValueRef ident(cg_module *m, const ast_node *e) {
+    const sema_sym *s = e->sym;
+    if (s && (s->kind == SYM_LOCAL || s->kind == SYM_PARAM)) {
+        LLVMValueRef slot = cg_local_slot(m, s->decl);
+        LLVMTypeRef t = cg_type(m, e->type, e->span, false);
+        if (!t) return NULL;
+        if (slot) return LLVMBuildLoad2(m->b, t, slot, e->name ? e->name : "");
+    }
+    if (s && s->kind == SYM_CONST && s->cval) {
+        if (s->cval->kind == CV_INT) return i64c(m, s->cval->i);
+        if (s->cval->kind == CV_BOOL) return LLVMConstInt(m->t_i1, s->cval->i != 0, 0);
+        if (s->cval->kind == CV_STRING) return str_lit(m, s->cval->s ? s->cval->s : "", (int64_t)s->cval->slen);
+    }
+    cg_unsupported(m, e->span, "this kind of name");
+    return NULL;
+}
+
+LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
+    switch (e->kind) {
+    case AST_INT: return i64c(m, e->ival);
+    case AST_BOOL: return LLVMConstInt(m->t_i1, e->ival != 0, 0);
+    case AST_PAREN: return cg_expr(m, e->a);
+    case AST_STRING:
+    case AST_INTERP: return cg_to_string(m, e);
+    case AST_IDENT: return ident(m, e);
+    case AST_BINARY: return binary(m, e);
+    case AST_UNARY: return unary(m, e);
+    case AST_CALL: return call(m, e);
+    case AST_DURATION: cg_unsupported(m, e->span, "durations"); return NULL;
+    case AST_LIST_LIT: cg_unsupported(m, e->span, "list literals"); return NULL;
+    case AST_MAP_LIT: cg_unsupported(m, e->span, "map literals"); return NULL;
+    case AST_STRUCT_LIT: cg_unsupported(m, e->span, "struct literals"); return NULL;
+    case AST_SPAWN: cg_unsupported(m, e->span, "spawn"); return NULL;
+    case AST_NONE: cg_unsupported(m, e->span, "none"); return NULL;
+    case AST_IS: cg_unsupported(m, e->span, "'is' tests"); return NULL;
+    case AST_INDEX: cg_unsupported(m, e->span, "indexing"); return NULL;
+    case AST_FIELD_ACCESS: cg_unsupported(m, e->span, "field and method access"); return NULL;
+    default: cg_unsupported(m, e->span, "this expression"); return NULL;
+    }
+}

@@ -1,0 +1,84 @@
+/* function.c: one OxL function: its entry block, parameters and locals
+ * (every local is an alloca in the entry block; mem2reg cleans up at -O2),
+ * and the end of its body. */
+#include "codegen/cg_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LLVMValueRef cg_entry_alloca(cg_module *m, LLVMTypeRef t, const char *name) {
+    LLVMBuilderRef eb = LLVMCreateBuilderInContext(m->ctx);
+    LLVMValueRef first = LLVMGetFirstInstruction(m->entry);
+    if (first) LLVMPositionBuilderBefore(eb, first);
+    else LLVMPositionBuilderAtEnd(eb, m->entry);
+    LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
+    LLVMDisposeBuilder(eb);
+    return a;
+}
+
+void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) {
+    if (m->nlocals == m->cap_locals) {
+        m->cap_locals = m->cap_locals ? m->cap_locals * 2 : CG_MAX_LOCALS_INIT;
+        cg_local *l = realloc(m->locals, m->cap_locals * sizeof *l);
+        if (!l) {
+            fputs("oxl: out of memory\n", stderr);
+            abort();
+        }
+        m->locals = l;
+    }
+    m->locals[m->nlocals].decl = decl;
+    m->locals[m->nlocals].slot = slot;
+    m->nlocals++;
+}
+
+LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl) {
+    for (uint32_t i = m->nlocals; i-- > 0;)
+        if (m->locals[i].decl == decl) return m->locals[i].slot;
+    return NULL;
+}
+
+bool cg_terminated(cg_module *m) {
+    LLVMBasicBlockRef bb = LLVMGetInsertBlock(m->b);
+    return LLVMGetBasicBlockTerminator(bb) != NULL;
+}
+
+/* After return, break, continue or a panic: code that follows goes into a
+ * block without predecessors (sema has warned that it is unreachable). */
+void cg_start_dead_block(cg_module *m) {
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "dead");
+    LLVMPositionBuilderAtEnd(m->b, bb);
+}
+
+bool cg_function(cg_module *m, const ast_node *fn) {
+    const sema_sym *s = fn->sym;
+    char *name = cg_fn_symbol(m, fn, m->prog->root);
+    m->fn = LLVMGetNamedFunction(m->mod, name);
+    free(name);
+    if (!m->fn) {
+        DIAG_INTERNAL(m->d, "function '%s' was not declared", fn->name);
+        return false;
+    }
+    m->fn_decl = fn;
+    m->nlocals = 0;
+    m->loop = NULL;
+    m->sb_slot = NULL;
+    m->entry = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "entry");
+    LLVMPositionBuilderAtEnd(m->b, m->entry);
+    const sema_sig *sig = s->sig;
+    for (uint32_t i = 0; i < sig->nparams; i++) {
+        const ast_node *pd = fn->list.items[i];
+        LLVMValueRef p = LLVMGetParam(m->fn, i);
+        if (pd->name) LLVMSetValueName2(p, pd->name, strlen(pd->name));
+        LLVMValueRef slot = cg_entry_alloca(m, LLVMTypeOf(p), pd->name ? pd->name : "");
+        LLVMBuildStore(m->b, p, slot);
+        cg_add_local(m, pd, slot);
+    }
+    if (!cg_block(m, fn->b)) return false;
+    if (!cg_terminated(m)) {
+        LLVMTypeRef rt = LLVMGetReturnType(LLVMGetElementType(LLVMTypeOf(m->fn)));
+        if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) LLVMBuildRetVoid(m->b);
+        else LLVMBuildUnreachable(m->b); /* sema: "missing return" otherwise */
+    }
+    return true;
+}

@@ -1,0 +1,255 @@
+/* module.c: the LLVM module of a package: its functions, the runtime's
+ * declarations, constant strings, and the C-ABI main. */
+#include "codegen/cg_internal.h"
+
+#include <llvm-c/Analysis.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cg_unsupported(cg_module *m, base_span at, const char *what) {
+    diag_report(m->d, DIAG_ERROR, at, "code generation does not support %s yet", what);
+    m->failed = true;
+}
+
+LLVMValueRef cg_runtime_fn(cg_module *m, const char *name, LLVMTypeRef result, LLVMTypeRef *params, unsigned n,
+                           bool noreturn) {
+    LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+    if (f) return f;
+    f = LLVMAddFunction(m->mod, name, LLVMFunctionType(result, params, n, 0));
+    if (noreturn) {
+        unsigned k = LLVMGetEnumAttributeKindForName("noreturn", 8);
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, k, 0));
+        unsigned c = LLVMGetEnumAttributeKindForName("cold", 4);
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, c, 0));
+    }
+    return f;
+}
+
+/* A private constant array of the bytes plus a NUL; returns an i8* to it. */
+LLVMValueRef cg_cstring(cg_module *m, const char *bytes, size_t len) {
+    LLVMValueRef init = LLVMConstStringInContext(m->ctx, bytes, (unsigned)len, 0);
+    char name[32];
+    snprintf(name, sizeof name, ".str.%u", m->nstrings++);
+    LLVMValueRef g = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    LLVMSetAlignment(g, 1);
+    LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0);
+    LLVMValueRef idx[2] = {zero, zero};
+    return LLVMConstInBoundsGEP2(LLVMTypeOf(init), g, idx, 2);
+}
+
+LLVMValueRef cg_file_ptr(cg_module *m, base_span at) {
+    for (uint32_t i = 0; i < m->nfiles; i++)
+        if (m->files[i].file == at.file) return m->files[i].ptr;
+    const base_source *src = diag_source(m->d, at.file);
+    const char *path = src ? src->path : "?";
+    LLVMValueRef p = cg_cstring(m, path, strlen(path));
+    if (m->nfiles == m->cap_files) {
+        m->cap_files = m->cap_files ? m->cap_files * 2 : 8;
+        cg_file_name *f = realloc(m->files, m->cap_files * sizeof *f);
+        if (!f) {
+            fputs("oxl: out of memory\n", stderr);
+            abort();
+        }
+        m->files = f;
+    }
+    m->files[m->nfiles].file = at.file;
+    m->files[m->nfiles].ptr = p;
+    m->nfiles++;
+    return p;
+}
+
+LLVMValueRef cg_line(cg_module *m, base_span at) {
+    return LLVMConstInt(m->t_i32, diag_position(m->d, at).line, 0);
+}
+
+char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
+    (void)m;
+    const char *p = pkg && pkg->path ? pkg->path : "main";
+    size_t n = strlen("oxl.") + strlen(p) + 1 + strlen(fn->name) + 1;
+    char *s = malloc(n);
+    if (!s) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    snprintf(s, n, "oxl.%s.%s", p, fn->name);
+    return s;
+}
+
+static const char *type_kind_name(const sema_type *t) {
+    switch (t->kind) {
+    case TY_BYTES: return "values of type Bytes";
+    case TY_DURATION: return "values of type Duration";
+    case TY_INSTANT: return "values of type Instant";
+    case TY_LIST: return "lists";
+    case TY_MAP: return "maps";
+    case TY_CHAN: return "channels";
+    case TY_TASK: return "tasks";
+    case TY_STRUCT: return "structs";
+    case TY_UNION: return "unions and optionals";
+    case TY_FN: return "function values";
+    case TY_NONE: return "values of type None";
+    default: return "values of this type";
+    }
+}
+
+LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result) {
+    if (!t) {
+        if (result) return m->t_void;
+        cg_unsupported(m, at, "values without a type");
+        return NULL;
+    }
+    switch (t->kind) {
+    case TY_INT: return m->t_i64;
+    case TY_BOOL: return m->t_i1;
+    case TY_STRING: return m->t_ptr;
+    case TY_NONE:
+    case TY_NEVER:
+        if (result) return m->t_void;
+        break;
+    default: break;
+    }
+    cg_unsupported(m, at, type_kind_name(t));
+    return NULL;
+}
+
+/* Declares every function of the root package (so calls may go forward). */
+static bool declare_fn(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
+    if (fn->flags & AST_F_EXTERN || !fn->b) return true; /* reported when called */
+    const sema_sym *s = fn->sym;
+    const sema_sig *sig = s ? s->sig : NULL;
+    if (!sig) {
+        DIAG_INTERNAL(m->d, "function '%s' has no signature", fn->name);
+        return false;
+    }
+    LLVMTypeRef res = cg_type(m, sig->result, fn->a ? fn->a->span : fn->name_span, true);
+    if (!res) return false;
+    LLVMTypeRef params[SEMA_MAX_PARAMS + 1];
+    for (uint32_t i = 0; i < sig->nparams && i <= SEMA_MAX_PARAMS; i++) {
+        const ast_node *pd = sig->params[i].decl;
+        params[i] = cg_type(m, sig->params[i].type, pd ? pd->span : fn->name_span, false);
+        if (!params[i]) return false;
+    }
+    char *name = cg_fn_symbol(m, fn, pkg);
+    LLVMValueRef f = LLVMAddFunction(m->mod, name, LLVMFunctionType(res, params, sig->nparams, 0));
+    free(name);
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    return true;
+}
+
+static void emit_c_main(cg_module *m, LLVMValueRef oxl_main) {
+    LLVMTypeRef pargs[2] = {m->t_i32, LLVMPointerType(m->t_ptr, 0)};
+    LLVMValueRef f = LLVMAddFunction(m->mod, "main", LLVMFunctionType(m->t_i32, pargs, 2, 0));
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
+    LLVMPositionBuilderAtEnd(m->b, bb);
+    LLVMValueRef init = cg_runtime_fn(m, "oxl_rt_init", m->t_void, NULL, 0, false);
+    LLVMValueRef flush = cg_runtime_fn(m, "oxl_rt_flush", m->t_void, NULL, 0, false);
+    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(init)), init, NULL, 0, "");
+    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(oxl_main)), oxl_main, NULL, 0, "");
+    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(flush)), flush, NULL, 0, "");
+    LLVMBuildRet(m->b, LLVMConstInt(m->t_i32, 0, 0));
+}
+
+cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_name) {
+    cg_module *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->d = d;
+    m->prog = prog;
+    m->ctx = LLVMContextCreate();
+    m->mod = LLVMModuleCreateWithNameInContext(module_name, m->ctx);
+    LLVMSetSourceFileName(m->mod, module_name, strlen(module_name));
+    m->b = LLVMCreateBuilderInContext(m->ctx);
+    m->t_i64 = LLVMInt64TypeInContext(m->ctx);
+    m->t_i32 = LLVMInt32TypeInContext(m->ctx);
+    m->t_i1 = LLVMInt1TypeInContext(m->ctx);
+    m->t_i8 = LLVMInt8TypeInContext(m->ctx);
+    m->t_ptr = LLVMPointerType(m->t_i8, 0);
+    m->t_void = LLVMVoidTypeInContext(m->ctx);
+    LLVMTypeRef sbf[3] = {m->t_ptr, m->t_i64, m->t_i64};
+    m->t_sb = LLVMStructTypeInContext(m->ctx, sbf, 3, 0);
+
+    if (!cg_target_init(m)) {
+        cg_free(m);
+        return NULL;
+    }
+    const sema_pkg *root = prog->root;
+    const ast_node *main_fn = NULL;
+    bool ok = true;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < root->files.len; i++) {
+            const ast_node *file = root->files.items[i];
+            for (uint32_t k = 0; k < file->list.len; k++) {
+                const ast_node *it = file->list.items[k];
+                if (it->kind != AST_FN) continue;
+                if (pass == 0) {
+                    if (it->name && strcmp(it->name, "main") == 0 && it->b) main_fn = it;
+                    ok = declare_fn(m, it, root) && ok;
+                } else if (!(it->flags & AST_F_EXTERN) && it->b) {
+                    ok = cg_function(m, it) && ok;
+                }
+            }
+        }
+        if (!ok || m->failed || diag_errors(d)) break;
+    }
+    if (ok && !m->failed && !main_fn) {
+        base_span none = {BASE_NO_FILE, 0, 0};
+        diag_report(d, DIAG_ERROR, none, "package '%s' has no 'fn main()' to build", root->path ? root->path : "main");
+        ok = false;
+    } else if (ok && !m->failed && (main_fn->list.len || main_fn->a)) {
+        diag_report(d, DIAG_ERROR, main_fn->name_span, "'fn main()' takes no parameters and returns nothing");
+        ok = false;
+    }
+    if (!ok || m->failed || diag_errors(d)) {
+        cg_free(m);
+        return NULL;
+    }
+    char *mname = cg_fn_symbol(m, main_fn, root);
+    emit_c_main(m, LLVMGetNamedFunction(m->mod, mname));
+    free(mname);
+
+    /* A verifier failure is a bug of this generator: name the function. */
+    for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMCountBasicBlocks(f) == 0) continue;
+        if (LLVMVerifyFunction(f, LLVMReturnStatusAction)) {
+            size_t n;
+            DIAG_INTERNAL(d, "generated LLVM IR of function '%s' does not verify", LLVMGetValueName2(f, &n));
+            cg_free(m);
+            return NULL;
+        }
+    }
+    char *msg = NULL;
+    if (LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
+        DIAG_INTERNAL(d, "generated LLVM module does not verify: %s", msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        cg_free(m);
+        return NULL;
+    }
+    LLVMDisposeMessage(msg);
+    return m;
+}
+
+bool cg_write_ir(cg_module *m, const char *path) {
+    char *err = NULL;
+    if (LLVMPrintModuleToFile(m->mod, path, &err)) {
+        fprintf(stderr, "oxl: cannot write '%s': %s\n", path, err ? err : "?");
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    return true;
+}
+
+void cg_free(cg_module *m) {
+    if (!m) return;
+    if (m->tm) LLVMDisposeTargetMachine(m->tm);
+    LLVMDisposeBuilder(m->b);
+    LLVMDisposeModule(m->mod);
+    LLVMContextDispose(m->ctx);
+    free(m->files);
+    free(m->locals);
+    free(m);
+}

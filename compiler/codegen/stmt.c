@@ -1,0 +1,222 @@
+/* stmt.c: statements: locals, assignment, if/while/for over ranges,
+ * break/continue/return, assert, expression statements. */
+#include "codegen/cg_internal.h"
+
+#include <string.h>
+
+bool cg_block(cg_module *m, const ast_node *block) {
+    for (uint32_t i = 0; i < block->list.len; i++)
+        if (!cg_stmt(m, block->list.items[i])) return false;
+    return true;
+}
+
+static LLVMBasicBlockRef new_bb(cg_module *m, const char *name) {
+    return LLVMAppendBasicBlockInContext(m->ctx, m->fn, name);
+}
+
+static void br_to(cg_module *m, LLVMBasicBlockRef bb) {
+    if (!cg_terminated(m)) LLVMBuildBr(m->b, bb);
+}
+
+static bool let_stmt(cg_module *m, const ast_node *s) {
+    LLVMValueRef v = NULL;
+    if (s->b) {
+        v = cg_expr(m, s->b);
+        if (!v) return false;
+    }
+    if (!s->type || s->type->kind == TY_ERROR || s->type->kind == TY_NEVER) {
+        /* `let x = panic(...)`: the value never arrives */
+        if (!cg_terminated(m)) {
+            cg_unsupported(m, s->span, "this declaration");
+            return false;
+        }
+        cg_start_dead_block(m);
+        return true;
+    }
+    LLVMTypeRef t = cg_type(m, s->type, s->name_span, false);
+    if (!t) return false;
+    LLVMValueRef slot = cg_entry_alloca(m, t, s->name ? s->name : "");
+    if (!v) v = LLVMConstNull(t);
+    LLVMBuildStore(m->b, v, slot);
+    cg_add_local(m, s, slot);
+    return true;
+}
+
+static const ast_node *strip(const ast_node *e) {
+    while (e->kind == AST_PAREN) e = e->a;
+    return e;
+}
+
+static bool assign_stmt(cg_module *m, const ast_node *s) {
+    const ast_node *t = strip(s->a);
+    const sema_sym *sym = t->kind == AST_IDENT ? t->sym : NULL;
+    LLVMValueRef slot = sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM) ? cg_local_slot(m, sym->decl) : NULL;
+    if (!slot) {
+        cg_unsupported(m, s->a->span, "assigning to this target");
+        return false;
+    }
+    int op = s->op;
+    if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
+        LLVMValueRef v = cg_operand(m, s->b, LLVMGetAllocatedType(slot));
+        if (!v) return false;
+        LLVMBuildStore(m->b, v, slot);
+        return true;
+    }
+    /* compound: target op= value, with the same checks as the binary op */
+    ast_node bin = {0};
+    bin.kind = AST_BINARY;
+    bin.op = (uint8_t)(op == '+' ? AST_OP_ADD : op == '-' ? AST_OP_SUB : op == '*' ? AST_OP_MUL : op);
+    bin.span = s->span;
+    bin.a = (ast_node *)s->a;
+    bin.b = s->b;
+    bin.type = s->a->type;
+    LLVMValueRef v = cg_expr(m, &bin);
+    if (!v) return false;
+    LLVMBuildStore(m->b, v, slot);
+    return true;
+}
+
+static bool if_stmt(cg_module *m, const ast_node *s) {
+    LLVMValueRef c = cg_operand(m, s->a, m->t_i1);
+    if (!c) return false;
+    LLVMBasicBlockRef then_bb = new_bb(m, "then"), else_bb = s->c ? new_bb(m, "else") : NULL, end = new_bb(m, "endif");
+    LLVMBuildCondBr(m->b, c, then_bb, else_bb ? else_bb : end);
+    LLVMPositionBuilderAtEnd(m->b, then_bb);
+    if (!cg_block(m, s->b)) return false;
+    br_to(m, end);
+    if (else_bb) {
+        LLVMPositionBuilderAtEnd(m->b, else_bb);
+        if (!(s->c->kind == AST_IF ? if_stmt(m, s->c) : cg_block(m, s->c))) return false;
+        br_to(m, end);
+    }
+    LLVMPositionBuilderAtEnd(m->b, end);
+    return true;
+}
+
+static bool loop_body(cg_module *m, const ast_node *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
+    cg_loop l = {m->loop, brk, cont};
+    m->loop = &l;
+    bool ok = cg_block(m, body);
+    m->loop = l.outer;
+    if (ok) br_to(m, cont);
+    return ok;
+}
+
+static bool while_stmt(cg_module *m, const ast_node *s) {
+    LLVMBasicBlockRef cond = new_bb(m, "while.cond"), body = new_bb(m, "while.body"), end = new_bb(m, "while.end");
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, cond);
+    LLVMValueRef c = cg_operand(m, s->a, m->t_i1);
+    if (!c) return false;
+    LLVMBuildCondBr(m->b, c, body, end);
+    LLVMPositionBuilderAtEnd(m->b, body);
+    if (!loop_body(m, s->b, end, cond)) return false;
+    LLVMPositionBuilderAtEnd(m->b, end);
+    return true;
+}
+
+/* for i in a..b / a..=b: both ends evaluated once; the inclusive form
+ * stops at b before incrementing, so b == Int max does not overflow. */
+static bool for_stmt(cg_module *m, const ast_node *s) {
+    const ast_node *r = strip(s->a);
+    if (r->kind != AST_RANGE || s->name2) {
+        cg_unsupported(m, s->a->span, "for loops over anything but a range");
+        return false;
+    }
+    bool incl = (r->flags & AST_F_INCLUSIVE) != 0;
+    LLVMValueRef lo = cg_operand(m, r->a, m->t_i64);
+    if (!lo) return false;
+    LLVMValueRef hi = cg_operand(m, r->b, m->t_i64);
+    if (!hi) return false;
+    LLVMValueRef slot = cg_entry_alloca(m, m->t_i64, s->name ? s->name : "i");
+    LLVMBuildStore(m->b, lo, slot);
+    cg_add_local(m, s, slot);
+    LLVMBasicBlockRef cond = new_bb(m, "for.cond"), body = new_bb(m, "for.body"), step = new_bb(m, "for.step"),
+                      end = new_bb(m, "for.end");
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, cond);
+    LLVMValueRef i = LLVMBuildLoad2(m->b, m->t_i64, slot, "");
+    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, incl ? LLVMIntSLE : LLVMIntSLT, i, hi, ""), body, end);
+    LLVMPositionBuilderAtEnd(m->b, body);
+    if (!loop_body(m, s->b, end, step)) return false;
+    LLVMPositionBuilderAtEnd(m->b, step);
+    i = LLVMBuildLoad2(m->b, m->t_i64, slot, "");
+    if (incl) {
+        LLVMBasicBlockRef inc = new_bb(m, "for.inc");
+        LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, i, hi, ""), end, inc);
+        LLVMPositionBuilderAtEnd(m->b, inc);
+    }
+    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, LLVMConstInt(m->t_i64, 1, 0), ""), slot);
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, end);
+    return true;
+}
+
+static bool return_stmt(cg_module *m, const ast_node *s) {
+    if (s->a) {
+        LLVMValueRef v = cg_expr(m, s->a);
+        if (!v) return false;
+        if (cg_terminated(m)) { /* return panic(...) */
+            cg_start_dead_block(m);
+            return true;
+        }
+        if (s->a->type && (s->a->type->kind == TY_NONE)) LLVMBuildRetVoid(m->b);
+        else LLVMBuildRet(m->b, v);
+    } else {
+        LLVMBuildRetVoid(m->b);
+    }
+    cg_start_dead_block(m);
+    return true;
+}
+
+static bool assert_stmt(cg_module *m, const ast_node *s) {
+    LLVMValueRef c = cg_operand(m, s->a, m->t_i1);
+    if (!c) return false;
+    LLVMBasicBlockRef fail = new_bb(m, "assert.fail"), ok = new_bb(m, "assert.ok");
+    LLVMBuildCondBr(m->b, c, ok, fail);
+    LLVMPositionBuilderAtEnd(m->b, fail);
+    LLVMValueRef msg = LLVMConstNull(m->t_ptr);
+    if (s->b) {
+        msg = cg_to_string(m, s->b);
+        if (!msg) return false;
+    }
+    const char *text = s->name ? s->name : "?";
+    LLVMTypeRef ps[4] = {m->t_ptr, m->t_i32, m->t_ptr, m->t_ptr};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_assert_fail", m->t_void, ps, 4, true);
+    LLVMValueRef args[4] = {cg_file_ptr(m, s->span), cg_line(m, s->span), cg_cstring(m, text, strlen(text)), msg};
+    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, 4, "");
+    LLVMBuildUnreachable(m->b);
+    LLVMPositionBuilderAtEnd(m->b, ok);
+    return true;
+}
+
+bool cg_stmt(cg_module *m, const ast_node *s) {
+    switch (s->kind) {
+    case AST_BLOCK: return cg_block(m, s);
+    case AST_LET:
+    case AST_VAR: return let_stmt(m, s);
+    case AST_ASSIGN: return assign_stmt(m, s);
+    case AST_EXPR_STMT: {
+        if (!cg_expr(m, s->a)) return false;
+        if (cg_terminated(m)) cg_start_dead_block(m);
+        return true;
+    }
+    case AST_IF: return if_stmt(m, s);
+    case AST_WHILE: return while_stmt(m, s);
+    case AST_FOR: return for_stmt(m, s);
+    case AST_BREAK:
+    case AST_CONTINUE:
+        if (!m->loop) {
+            DIAG_INTERNAL(m->d, "break or continue outside a loop");
+            return false;
+        }
+        LLVMBuildBr(m->b, s->kind == AST_BREAK ? m->loop->brk : m->loop->cont);
+        cg_start_dead_block(m);
+        return true;
+    case AST_RETURN: return return_stmt(m, s);
+    case AST_ASSERT: return assert_stmt(m, s);
+    case AST_MATCH: cg_unsupported(m, s->span, "match"); return false;
+    case AST_SELECT: cg_unsupported(m, s->span, "select"); return false;
+    default: cg_unsupported(m, s->span, "this statement"); return false;
+    }
+}

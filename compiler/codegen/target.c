@@ -1,0 +1,115 @@
+/* target.c: the host target (triple, data layout, a generic CPU so objects
+ * do not depend on the build machine), optimization, object emission, and
+ * linking with the system C compiler. */
+#include "codegen/cg_internal.h"
+
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassManagerBuilder.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+bool cg_target_init(cg_module *m) {
+    if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter()) {
+        DIAG_INTERNAL(m->d, "%s", "LLVM has no native target");
+        return false;
+    }
+    char *triple = LLVMGetDefaultTargetTriple();
+    char *err = NULL;
+    LLVMTargetRef t;
+    if (LLVMGetTargetFromTriple(triple, &t, &err)) {
+        DIAG_INTERNAL(m->d, "no LLVM target for '%s': %s", triple, err ? err : "?");
+        LLVMDisposeMessage(err);
+        LLVMDisposeMessage(triple);
+        return false;
+    }
+    m->tm = LLVMCreateTargetMachine(t, triple, "generic", "", LLVMCodeGenLevelDefault, LLVMRelocPIC,
+                                    LLVMCodeModelDefault);
+    LLVMSetTarget(m->mod, triple);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(m->tm);
+    char *dls = LLVMCopyStringRepOfTargetData(dl);
+    LLVMSetDataLayout(m->mod, dls);
+    LLVMDisposeMessage(dls);
+    LLVMDisposeTargetData(dl);
+    LLVMDisposeMessage(triple);
+    return true;
+}
+
+void cg_optimize(cg_module *m, int opt_level) {
+    if (opt_level <= 0) return;
+    LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
+    LLVMPassManagerBuilderSetOptLevel(pmb, (unsigned)opt_level);
+    LLVMPassManagerBuilderUseInlinerWithThreshold(pmb, 225);
+    LLVMPassManagerRef fpm = LLVMCreateFunctionPassManagerForModule(m->mod);
+    LLVMPassManagerRef mpm = LLVMCreatePassManager();
+    LLVMAddAnalysisPasses(m->tm, fpm);
+    LLVMAddAnalysisPasses(m->tm, mpm);
+    LLVMPassManagerBuilderPopulateFunctionPassManager(pmb, fpm);
+    LLVMPassManagerBuilderPopulateModulePassManager(pmb, mpm);
+    LLVMInitializeFunctionPassManager(fpm);
+    for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f))
+        if (LLVMCountBasicBlocks(f)) LLVMRunFunctionPassManager(fpm, f);
+    LLVMFinalizeFunctionPassManager(fpm);
+    LLVMRunPassManager(mpm, m->mod);
+    LLVMDisposePassManager(fpm);
+    LLVMDisposePassManager(mpm);
+    LLVMPassManagerBuilderDispose(pmb);
+}
+
+bool cg_write_object(cg_module *m, const char *path) {
+    char *err = NULL;
+    if (LLVMTargetMachineEmitToFile(m->tm, m->mod, (char *)path, LLVMObjectFile, &err)) {
+        fprintf(stderr, "oxl: cannot write '%s': %s\n", path, err ? err : "?");
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    return true;
+}
+
+int cg_spawn_wait(char *const argv[], bool show_command) {
+    if (show_command) {
+        for (int i = 0; argv[i]; i++) fprintf(stderr, "%s\"%s\"", i ? " " : "", argv[i]);
+        fputc('\n', stderr);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (rc != 0) {
+        fprintf(stderr, "oxl: cannot run '%s': %s\n", argv[0], strerror(rc));
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "oxl: waiting for '%s': %s\n", argv[0], strerror(errno));
+            return -1;
+        }
+    }
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return -1;
+}
+
+bool cg_link(const char *object, const char *rt_lib, const char *out, bool show_commands) {
+#ifdef OXL_RUNTIME_SANITIZE
+    /* The runtime was built with sanitizers: the program links their runtime. */
+    char *argv[] = {"cc", "-fsanitize=address,undefined", "-o", (char *)out, (char *)object, (char *)rt_lib,
+                    "-lgc", "-lpthread", "-lm", NULL};
+#else
+    char *argv[] = {"cc", "-o", (char *)out, (char *)object, (char *)rt_lib, "-lgc", "-lpthread", "-lm", NULL};
+#endif
+    int st = cg_spawn_wait(argv, show_commands);
+    if (st != 0) {
+        if (st > 0) fprintf(stderr, "oxl: linking '%s' failed (cc exited with status %d)\n", out, st);
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# conformance/core/run.sh: the core conformance suite, as TAP.
+# usage: run.sh <oxl executable> [case-dir...]
+# Each case is a directory with main.oxl (run as a one-file package from
+# inside the directory, so panics say "at main.oxl:<line>"), expected_stdout, expected_status
+# and optionally expected_stderr_contains (a text that stderr must contain).
+# Every case runs with `oxl run` at -O0 and at -O2; then its object is built
+# twice with `oxl build -c` and compared with cmp (byte-identical output).
+oxl=$1
+shift
+case $oxl in
+/*) ;;
+*/*) oxl=$(pwd)/$oxl ;; # the cases run from their own directories
+esac
+here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -eq 0 ]; then
+    set -- "$here"/*/
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-conf-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0
+failed=0
+for dir in "$@"; do n=$((n + 3)); done
+echo "1..$n"
+i=0
+ok() { i=$((i + 1)); echo "ok $i - $1"; }
+not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+for dir in "$@"; do
+    dir=${dir%/}
+    name=$(basename "$dir")
+    want_status=$(cat "$dir/expected_status")
+    for opt in -O0 -O2; do
+        (cd "$dir" && "$oxl" run main.oxl $opt) >"$tmp/out" 2>"$tmp/err"
+        status=$?
+        why=""
+        if [ "$status" != "$want_status" ]; then
+            why="exit status $status, expected $want_status"
+        elif ! cmp -s "$tmp/out" "$dir/expected_stdout"; then
+            why="stdout differs"
+        elif [ -f "$dir/expected_stderr_contains" ]; then
+            err=$(cat "$tmp/err")
+            want=$(cat "$dir/expected_stderr_contains")
+            case "$err" in
+            *"$want"*) ;;
+            *) why="stderr does not contain the expected text" ;;
+            esac
+        fi
+        if [ -z "$why" ]; then
+            ok "$name $opt"
+        else
+            not_ok "$name $opt" "$why" "stdout: $(head -c 400 "$tmp/out")" "stderr: $(head -c 400 "$tmp/err")"
+        fi
+    done
+    if [ "$want_status" = 1 ]; then
+        ok "$name objects identical # SKIP does not compile"
+        continue
+    fi
+    if (cd "$dir" && "$oxl" build main.oxl -c -o "$tmp/a.o" && "$oxl" build main.oxl -c -o "$tmp/b.o") 2>"$tmp/err" &&
+        cmp -s "$tmp/a.o" "$tmp/b.o"; then
+        ok "$name objects identical"
+    else
+        not_ok "$name objects identical" "$(head -c 400 "$tmp/err")"
+    fi
+done
+[ "$failed" -eq 0 ]
