@@ -358,17 +358,24 @@ static bool check_if(sema_ctx *c, ast_node *s) {
     return s->c && then_div && else_div;
 }
 
-static bool check_while(sema_ctx *c, ast_node *s) {
-    sema_check_value(c, s->a, c->t_bool, "while condition");
-    const sema_const *k = sema_const_of(c, s->a);
+/* Checks a loop's body with break and continue bound to it; true when the
+ * body can break out. */
+static bool check_loop_body(sema_ctx *c, ast_node *body) {
     sema_loop loop = {.outer = c->fn ? c->fn->loop : NULL};
     if (c->fn)
         c->fn->loop = &loop;
-    sema_check_block(c, s->b, true);
+    sema_check_block(c, body, true);
     if (c->fn)
         c->fn->loop = loop.outer;
+    return loop.had_break;
+}
+
+static bool check_while(sema_ctx *c, ast_node *s) {
+    sema_check_value(c, s->a, c->t_bool, "while condition");
+    const sema_const *k = sema_const_of(c, s->a);
+    bool had_break = check_loop_body(c, s->b);
     /* `while true` without break never completes, like Go's `for {}` */
-    return k && k->kind == CV_BOOL && k->i && !loop.had_break;
+    return k && k->kind == CV_BOOL && k->i && !had_break;
 }
 
 static bool check_for(sema_ctx *c, ast_node *s) {
@@ -422,12 +429,7 @@ static bool check_for(sema_ctx *c, ast_node *s) {
     }
     s->sym = v1;
     s->type = t1;
-    sema_loop loop = {.outer = c->fn ? c->fn->loop : NULL};
-    if (c->fn)
-        c->fn->loop = &loop;
-    sema_check_block(c, s->b, true);
-    if (c->fn)
-        c->fn->loop = loop.outer;
+    check_loop_body(c, s->b);
     scope_pop(c);
     return false;
 }

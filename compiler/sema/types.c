@@ -317,24 +317,14 @@ static void ty_print(strbuf *b, const sema_type *t, int depth) {
     case TY_DURATION: sb_add(b, "Duration"); return;
     case TY_INSTANT: sb_add(b, "Instant"); return;
     case TY_LIST:
-        sb_add(b, "[");
-        ty_print(b, t->elem, depth + 1);
-        sb_add(b, "]");
-        return;
     case TY_MAP:
-        sb_add(b, "Map[");
-        ty_print(b, t->key, depth + 1);
-        sb_add(b, ", ");
-        ty_print(b, t->elem, depth + 1);
-        sb_add(b, "]");
-        return;
     case TY_CHAN:
-        sb_add(b, "Chan[");
-        ty_print(b, t->elem, depth + 1);
-        sb_add(b, "]");
-        return;
-    case TY_TASK:
-        sb_add(b, "Task[");
+    case TY_TASK: /* [T], Map[K, V], Chan[T], Task[T] */
+        sb_add(b, t->kind == TY_LIST ? "[" : t->kind == TY_MAP ? "Map[" : t->kind == TY_CHAN ? "Chan[" : "Task[");
+        if (t->kind == TY_MAP) {
+            ty_print(b, t->key, depth + 1);
+            sb_add(b, ", ");
+        }
         ty_print(b, t->elem, depth + 1);
         sb_add(b, "]");
         return;
