@@ -229,6 +229,8 @@ int oxl_world_add_invariant(oxl_world *w, const char *name, oxl_invariant_fn fn,
 void oxl_world_fail(oxl_world *w, const char *fmt, ...) OXL_PRINTF(2, 3);
 bool oxl_world_failed(const oxl_world *w);
 const char *oxl_world_failure(const oxl_world *w); /* NULL while not failed */
+/* A note of the test's own in the trace (not a node's). */
+void oxl_world_note(oxl_world *w, const char *fmt, ...) OXL_PRINTF(2, 3);
 /* A formatted string owned by the world (freed with it). */
 const char *oxl_world_strf(oxl_world *w, const char *fmt, ...) OXL_PRINTF(2, 3);
 

@@ -666,6 +666,15 @@ void oxl_ctx_trace(oxl_ctx c, const char *fmt, ...) {
     free(text);
 }
 
+void oxl_world_note(oxl_world *w, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = world_vformat(fmt, ap);
+    va_end(ap);
+    sim_trace_record(w, OXL_EV_NOTE, OXL_NO_NODE, OXL_NO_NODE, w->next_seq, 0, sim_label_intern(&w->labels, text));
+    free(text);
+}
+
 void oxl_ctx_fail(oxl_ctx c, const char *fmt, ...) {
     if (!sim_live_node(c)) return;
     va_list ap;
