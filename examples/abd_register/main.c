@@ -53,7 +53,7 @@ static bool run_variant(int i, const oxl_sweep_options *base) {
 int main(int argc, char **argv) {
     const char *which = argc > 1 ? argv[1] : "all";
     oxl_sweep_options o = oxl_sweep_options_default(1, 500);
-    o.world.trace_messages = false;
+    o.world.trace_messages = true; /* cheap at this size, and the tails show the messages */
     if (!oxl_sweep_options_from_env(&o)) return 2;
     bool all_good = true, matched = false;
     for (int i = 0; i < NVARIANTS; i++) {
