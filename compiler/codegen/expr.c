@@ -99,10 +99,42 @@ static LLVMValueRef logic(cg_module *m, const ast_node *e) {
 
 static bool is_kind(const ast_node *e, sema_tkind k) { return e->type && e->type->kind == k; }
 
+/* Int and Duration are both i64 words; sema has checked which mixes exist. */
+static bool int_like(const ast_node *e) { return is_kind(e, TY_INT) || is_kind(e, TY_DURATION); }
+
+/* A runtime predicate returning C bool, declared as i8 and tested != 0. */
+static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMValueRef *args, unsigned n) {
+    LLVMTypeRef ps[2] = {m->t_ptr, m->t_ptr};
+    LLVMValueRef f = cg_runtime_fn(m, name, m->t_i8, ps, n, false);
+    LLVMValueRef r = call_rt(m, f, args, n);
+    return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
+}
+
+static LLVMValueRef string_binary(cg_module *m, const ast_node *e) {
+    LLVMValueRef args[2];
+    if (!(args[0] = cg_operand(m, e->a, m->t_ptr))) return NULL;
+    if (!(args[1] = cg_operand(m, e->b, m->t_ptr))) return NULL;
+    LLVMTypeRef ps[2] = {m->t_ptr, m->t_ptr};
+    LLVMIntPredicate p;
+    switch (e->op) {
+    case AST_OP_EQ: return rt_bool(m, "oxl_str_eq", args, 2);
+    case AST_OP_NE: return LLVMBuildNot(m->b, rt_bool(m, "oxl_str_eq", args, 2), "");
+    case AST_OP_ADD: return call_rt(m, cg_runtime_fn(m, "oxl_str_concat", m->t_ptr, ps, 2, false), args, 2);
+    case AST_OP_LT: p = LLVMIntSLT; break;
+    case AST_OP_LE: p = LLVMIntSLE; break;
+    case AST_OP_GT: p = LLVMIntSGT; break;
+    case AST_OP_GE: p = LLVMIntSGE; break;
+    default: cg_unsupported(m, e->span, "this operator on strings"); return NULL;
+    }
+    LLVMValueRef c = call_rt(m, cg_runtime_fn(m, "oxl_str_cmp", m->t_i32, ps, 2, false), args, 2);
+    return LLVMBuildICmp(m->b, p, c, LLVMConstInt(m->t_i32, 0, 0), "");
+}
+
 static LLVMValueRef binary(cg_module *m, const ast_node *e) {
     if (e->op == AST_OP_AND || e->op == AST_OP_OR) return logic(m, e);
     const ast_node *a = e->a;
-    bool ints = is_kind(a, TY_INT) && is_kind(e->b, TY_INT);
+    if (is_kind(a, TY_STRING) && is_kind(e->b, TY_STRING)) return string_binary(m, e);
+    bool ints = int_like(a) && int_like(e->b);
     bool bools = is_kind(a, TY_BOOL) && is_kind(e->b, TY_BOOL);
     if (!ints && !(bools && (e->op == AST_OP_EQ || e->op == AST_OP_NE))) {
         cg_unsupported(m, e->span, "this operator on these types");
@@ -134,7 +166,7 @@ static LLVMValueRef unary(cg_module *m, const ast_node *e) {
     LLVMValueRef v = cg_operand(m, e->a, is_kind(e->a, TY_BOOL) ? m->t_i1 : m->t_i64);
     if (!v) return NULL;
     if ((e->op == AST_OP_NOT || e->op == '!') && is_kind(e->a, TY_BOOL)) return LLVMBuildNot(m->b, v, "");
-    if ((e->op == AST_OP_NEG || e->op == '-') && is_kind(e->a, TY_INT)) {
+    if ((e->op == AST_OP_NEG || e->op == '-') && int_like(e->a)) {
         check(m, LLVMBuildICmp(m->b, LLVMIntEQ, v, i64c(m, INT64_MIN), ""), "oxl_panic_overflow", e->span);
         return LLVMBuildNeg(m->b, v, "");
     }
@@ -165,6 +197,9 @@ static bool sb_append(cg_module *m, LLVMValueRef sb, const ast_node *e) {
     } else if (is_kind(e, TY_BOOL)) {
         fname = "oxl_sb_bool";
         ps[1] = m->t_i1;
+    } else if (is_kind(e, TY_DURATION)) {
+        fname = "oxl_sb_dur";
+        ps[1] = m->t_i64;
     } else if (is_kind(e, TY_STRING)) {
         fname = "oxl_sb_str";
     } else {
@@ -204,9 +239,49 @@ LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
     return call_rt(m, fin, &m->sb_slot, 1);
 }
 
+/* s.len(), s.contains(x), ...: the String methods the runtime provides. */
+static LLVMValueRef string_method(cg_module *m, const ast_node *e) {
+    static const struct {
+        const char *name, *rt;
+        unsigned nargs;
+        bool pred; /* C bool result, else a String */
+    } methods[] = {
+        {"contains", "oxl_str_contains", 1, true},   {"startsWith", "oxl_str_starts_with", 1, true},
+        {"endsWith", "oxl_str_ends_with", 1, true},  {"trim", "oxl_str_trim", 0, false},
+        {"toUpper", "oxl_str_to_upper", 0, false},   {"toLower", "oxl_str_to_lower", 0, false},
+    };
+    const ast_node *callee = e->a;
+    const char *name = callee->name ? callee->name : "";
+    int k = -1;
+    for (int i = 0; i < (int)(sizeof methods / sizeof methods[0]); i++)
+        if (strcmp(methods[i].name, name) == 0) k = i;
+    bool is_len = strcmp(name, "len") == 0;
+    if ((k < 0 && !is_len) || (is_len ? 0u : methods[k].nargs) != e->list.len) {
+        cg_unsupported(m, e->span, "this String method");
+        return NULL;
+    }
+    LLVMValueRef args[2];
+    if (!(args[0] = cg_operand(m, callee->a, m->t_ptr))) return NULL;
+    if (is_len) /* struct oxl_str_obj starts with its int64_t len */
+        return LLVMBuildLoad2(m->b, m->t_i64, LLVMBuildBitCast(m->b, args[0], LLVMPointerType(m->t_i64, 0), ""), "");
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *arg = e->list.items[i];
+        if (arg->name) {
+            cg_unsupported(m, arg->span, "named arguments");
+            return NULL;
+        }
+        if (!(args[i + 1] = cg_operand(m, arg->a, m->t_ptr))) return NULL;
+    }
+    if (methods[k].pred) return rt_bool(m, methods[k].rt, args, 2);
+    LLVMTypeRef ps[1] = {m->t_ptr};
+    return call_rt(m, cg_runtime_fn(m, methods[k].rt, m->t_ptr, ps, 1, false), args, 1);
+}
+
 static LLVMValueRef call(cg_module *m, const ast_node *e) {
     const ast_node *callee = e->a;
     const sema_sym *s = callee->sym;
+    if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRING))
+        return string_method(m, e);
     if (callee->kind != AST_IDENT || !s) {
         cg_unsupported(m, e->span, "this kind of call");
         return NULL;
@@ -284,7 +359,7 @@ LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
     case AST_BINARY: return binary(m, e);
     case AST_UNARY: return unary(m, e);
     case AST_CALL: return call(m, e);
-    case AST_DURATION: cg_unsupported(m, e->span, "durations"); return NULL;
+    case AST_DURATION: return i64c(m, e->ival);
     case AST_LIST_LIT: cg_unsupported(m, e->span, "list literals"); return NULL;
     case AST_MAP_LIT: cg_unsupported(m, e->span, "map literals"); return NULL;
     case AST_STRUCT_LIT: cg_unsupported(m, e->span, "struct literals"); return NULL;

@@ -105,7 +105,8 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
         return NULL;
     }
     switch (t->kind) {
-    case TY_INT: return m->t_i64;
+    case TY_INT:
+    case TY_DURATION: return m->t_i64;
     case TY_BOOL: return m->t_i1;
     case TY_STRING: return m->t_ptr;
     case TY_NONE:
