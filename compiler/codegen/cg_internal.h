@@ -77,6 +77,10 @@ LLVMValueRef cg_expr(cg_module *m, const ast_node *e);
 LLVMValueRef cg_operand(cg_module *m, const ast_node *e, LLVMTypeRef want);
 LLVMValueRef cg_to_string(cg_module *m, const ast_node *e);
 void cg_panic_call(cg_module *m, const char *rt_fn, base_span at);
+LLVMValueRef cg_to_word(cg_module *m, LLVMValueRef v, const sema_type *t);
+LLVMValueRef cg_from_word(cg_module *m, LLVMValueRef w, const sema_type *t);
+LLVMValueRef cg_list_len(cg_module *m, LLVMValueRef list);
+LLVMValueRef cg_list_at(cg_module *m, LLVMValueRef list, LLVMValueRef i, base_span at);
 
 /* target.c */
 bool cg_target_init(cg_module *m);

@@ -239,6 +239,110 @@ LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
     return call_rt(m, fin, &m->sb_slot, 1);
 }
 
+/* ---- lists: struct oxl_list_obj { int64_t len, cap; oxl_word *items; } ---- */
+
+LLVMValueRef cg_to_word(cg_module *m, LLVMValueRef v, const sema_type *t) {
+    if (t->kind == TY_BOOL) return LLVMBuildZExt(m->b, v, m->t_i64, "");
+    if (t->kind == TY_STRING) return LLVMBuildPtrToInt(m->b, v, m->t_i64, "");
+    return v;
+}
+
+LLVMValueRef cg_from_word(cg_module *m, LLVMValueRef w, const sema_type *t) {
+    if (t->kind == TY_BOOL) return LLVMBuildTrunc(m->b, w, m->t_i1, "");
+    if (t->kind == TY_STRING) return LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
+    return w;
+}
+
+static LLVMValueRef list_field(cg_module *m, LLVMValueRef list, unsigned idx, LLVMTypeRef t) {
+    LLVMValueRef p = LLVMBuildBitCast(m->b, list, LLVMPointerType(m->t_i64, 0), "");
+    LLVMValueRef off = LLVMConstInt(m->t_i64, idx, 0);
+    p = LLVMBuildInBoundsGEP2(m->b, m->t_i64, p, &off, 1, "");
+    if (t != m->t_i64) p = LLVMBuildBitCast(m->b, p, LLVMPointerType(t, 0), "");
+    return LLVMBuildLoad2(m->b, t, p, "");
+}
+
+LLVMValueRef cg_list_len(cg_module *m, LLVMValueRef list) { return list_field(m, list, 0, m->t_i64); }
+
+/* list[i] with the runtime's "index out of range [i] with length n" panic. */
+LLVMValueRef cg_list_at(cg_module *m, LLVMValueRef list, LLVMValueRef i, base_span at) {
+    LLVMValueRef len = cg_list_len(m, list);
+    LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "index.fail");
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "index.ok");
+    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntULT, i, len, ""), ok, fail);
+    LLVMPositionBuilderAtEnd(m->b, fail);
+    LLVMTypeRef ps[4] = {m->t_ptr, m->t_i32, m->t_i64, m->t_i64};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_panic_index", m->t_void, ps, 4, true);
+    LLVMValueRef args[4] = {cg_file_ptr(m, at), cg_line(m, at), i, len};
+    call_rt(m, f, args, 4);
+    LLVMBuildUnreachable(m->b);
+    LLVMPositionBuilderAtEnd(m->b, ok);
+    LLVMValueRef items = list_field(m, list, 2, LLVMPointerType(m->t_i64, 0));
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(m->b, m->t_i64, items, &i, 1, "");
+    return LLVMBuildLoad2(m->b, m->t_i64, p, "");
+}
+
+static LLVMValueRef list_push(cg_module *m, LLVMValueRef list, LLVMValueRef w, base_span at) {
+    LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_list_push", m->t_void, ps, 4, false);
+    LLVMValueRef args[4] = {list, w, cg_file_ptr(m, at), cg_line(m, at)};
+    return call_rt(m, f, args, 4);
+}
+
+static LLVMValueRef list_lit(cg_module *m, const ast_node *e) {
+    LLVMTypeRef lt = cg_type(m, e->type, e->span, false);
+    if (!lt) return NULL;
+    LLVMTypeRef ps[1] = {m->t_i64};
+    LLVMValueRef n = i64c(m, (long long)e->list.len);
+    LLVMValueRef list = call_rt(m, cg_runtime_fn(m, "oxl_list_new", m->t_ptr, ps, 1, false), &n, 1);
+    const sema_type *et = e->type->elem;
+    LLVMTypeRef elt = cg_type(m, et, e->span, false);
+    if (!elt) return NULL;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *x = e->list.items[i];
+        LLVMValueRef v = cg_operand(m, x, elt);
+        if (!v) return NULL;
+        list_push(m, list, cg_to_word(m, v, et), x->span);
+    }
+    return list;
+}
+
+static LLVMValueRef index_expr(cg_module *m, const ast_node *e) {
+    if (!is_kind(e->a, TY_LIST) || e->list.len != 1) {
+        cg_unsupported(m, e->span, "indexing this type");
+        return NULL;
+    }
+    LLVMValueRef list = cg_operand(m, e->a, m->t_ptr);
+    if (!list || !cg_type(m, e->a->type, e->a->span, false)) return NULL;
+    LLVMValueRef i = cg_operand(m, e->list.items[0], m->t_i64);
+    if (!i) return NULL;
+    return cg_from_word(m, cg_list_at(m, list, i, e->span), e->a->type->elem);
+}
+
+static LLVMValueRef list_method(cg_module *m, const ast_node *e) {
+    const ast_node *callee = e->a;
+    const char *name = callee->name ? callee->name : "";
+    bool is_len = strcmp(name, "len") == 0 && e->list.len == 0;
+    bool is_push = strcmp(name, "push") == 0 && e->list.len == 1;
+    if (!is_len && !is_push) {
+        cg_unsupported(m, e->span, "this list method");
+        return NULL;
+    }
+    if (!cg_type(m, callee->a->type, callee->a->span, false)) return NULL;
+    LLVMValueRef list = cg_operand(m, callee->a, m->t_ptr);
+    if (!list) return NULL;
+    if (is_len) return cg_list_len(m, list);
+    const ast_node *arg = e->list.items[0];
+    if (arg->name) {
+        cg_unsupported(m, arg->span, "named arguments");
+        return NULL;
+    }
+    const sema_type *et = callee->a->type->elem;
+    LLVMValueRef v = cg_operand(m, arg->a, cg_type(m, et, arg->span, false));
+    if (!v) return NULL;
+    list_push(m, list, cg_to_word(m, v, et), e->span);
+    return LLVMConstInt(m->t_i1, 0, 0);
+}
+
 /* s.len(), s.contains(x), ...: the String methods the runtime provides. */
 static LLVMValueRef string_method(cg_module *m, const ast_node *e) {
     static const struct {
@@ -282,6 +386,7 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
     const sema_sym *s = callee->sym;
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRING))
         return string_method(m, e);
+    if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_LIST)) return list_method(m, e);
     if (callee->kind != AST_IDENT || !s) {
         cg_unsupported(m, e->span, "this kind of call");
         return NULL;
@@ -360,13 +465,13 @@ LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
     case AST_UNARY: return unary(m, e);
     case AST_CALL: return call(m, e);
     case AST_DURATION: return i64c(m, e->ival);
-    case AST_LIST_LIT: cg_unsupported(m, e->span, "list literals"); return NULL;
+    case AST_LIST_LIT: return list_lit(m, e);
     case AST_MAP_LIT: cg_unsupported(m, e->span, "map literals"); return NULL;
     case AST_STRUCT_LIT: cg_unsupported(m, e->span, "struct literals"); return NULL;
     case AST_SPAWN: cg_unsupported(m, e->span, "spawn"); return NULL;
     case AST_NONE: cg_unsupported(m, e->span, "none"); return NULL;
     case AST_IS: cg_unsupported(m, e->span, "'is' tests"); return NULL;
-    case AST_INDEX: cg_unsupported(m, e->span, "indexing"); return NULL;
+    case AST_INDEX: return index_expr(m, e);
     case AST_FIELD_ACCESS: cg_unsupported(m, e->span, "field and method access"); return NULL;
     default: cg_unsupported(m, e->span, "this expression"); return NULL;
     }

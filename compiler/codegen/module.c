@@ -109,6 +109,12 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     case TY_DURATION: return m->t_i64;
     case TY_BOOL: return m->t_i1;
     case TY_STRING: return m->t_ptr;
+    case TY_LIST: /* a pointer to struct oxl_list_obj; elements are words */
+        if (t->elem && (t->elem->kind == TY_INT || t->elem->kind == TY_BOOL || t->elem->kind == TY_STRING ||
+                        t->elem->kind == TY_DURATION))
+            return m->t_ptr;
+        cg_unsupported(m, at, "lists of this element type");
+        return NULL;
     case TY_NONE:
     case TY_NEVER:
         if (result) return m->t_void;

@@ -47,8 +47,39 @@ static const ast_node *strip(const ast_node *e) {
     return e;
 }
 
+/* xs[i] = v and xs[i] op= v (the list and index are evaluated once). */
+static bool assign_index(cg_module *m, const ast_node *s, const ast_node *t) {
+    if (!t->a->type || t->a->type->kind != TY_LIST || t->list.len != 1 ||
+        !cg_type(m, t->a->type, t->a->span, false)) {
+        cg_unsupported(m, s->a->span, "assigning to this target");
+        return false;
+    }
+    const sema_type *et = t->a->type->elem;
+    LLVMTypeRef elt = cg_type(m, et, t->span, false);
+    if (!elt) return false;
+    LLVMValueRef list = cg_operand(m, t->a, m->t_ptr);
+    if (!list) return false;
+    LLVMValueRef i = cg_operand(m, t->list.items[0], m->t_i64);
+    if (!i) return false;
+    int op = s->op;
+    LLVMValueRef v;
+    if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
+        v = cg_operand(m, s->b, elt);
+        if (!v) return false;
+    } else {
+        cg_unsupported(m, s->span, "compound assignment to list elements");
+        return false;
+    }
+    LLVMTypeRef ps[5] = {m->t_ptr, m->t_i64, m->t_i64, m->t_ptr, m->t_i32};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_list_set", m->t_void, ps, 5, false);
+    LLVMValueRef args[5] = {list, i, cg_to_word(m, v, et), cg_file_ptr(m, t->span), cg_line(m, t->span)};
+    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, 5, "");
+    return true;
+}
+
 static bool assign_stmt(cg_module *m, const ast_node *s) {
     const ast_node *t = strip(s->a);
+    if (t->kind == AST_INDEX) return assign_index(m, s, t);
     const sema_sym *sym = t->kind == AST_IDENT ? t->sym : NULL;
     LLVMValueRef slot = sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM) ? cg_local_slot(m, sym->decl) : NULL;
     if (!slot) {
@@ -117,8 +148,43 @@ static bool while_stmt(cg_module *m, const ast_node *s) {
 
 /* for i in a..b / a..=b: both ends evaluated once; the inclusive form
  * stops at b before incrementing, so b == Int max does not overflow. */
+/* for x in xs: the length is taken once (pushes in the body are not
+ * visited); every element is read with the bounds check. */
+static bool for_list(cg_module *m, const ast_node *s) {
+    const sema_type *lt = s->a->type;
+    if (s->name2 || !cg_type(m, lt, s->a->span, false)) {
+        if (s->name2) cg_unsupported(m, s->span, "two loop variables");
+        return false;
+    }
+    LLVMTypeRef elt = cg_type(m, lt->elem, s->name_span, false);
+    if (!elt) return false;
+    LLVMValueRef list = cg_operand(m, s->a, m->t_ptr);
+    if (!list) return false;
+    LLVMValueRef n = cg_list_len(m, list);
+    LLVMValueRef idx = cg_entry_alloca(m, m->t_i64, "idx");
+    LLVMValueRef slot = cg_entry_alloca(m, elt, s->name ? s->name : "x");
+    LLVMBuildStore(m->b, LLVMConstInt(m->t_i64, 0, 0), idx);
+    cg_add_local(m, s, slot);
+    LLVMBasicBlockRef cond = new_bb(m, "for.cond"), body = new_bb(m, "for.body"), step = new_bb(m, "for.step"),
+                      end = new_bb(m, "for.end");
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, cond);
+    LLVMValueRef i = LLVMBuildLoad2(m->b, m->t_i64, idx, "");
+    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntSLT, i, n, ""), body, end);
+    LLVMPositionBuilderAtEnd(m->b, body);
+    LLVMBuildStore(m->b, cg_from_word(m, cg_list_at(m, list, i, s->a->span), lt->elem), slot);
+    if (!loop_body(m, s->b, end, step)) return false;
+    LLVMPositionBuilderAtEnd(m->b, step);
+    i = LLVMBuildLoad2(m->b, m->t_i64, idx, "");
+    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, LLVMConstInt(m->t_i64, 1, 0), ""), idx);
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, end);
+    return true;
+}
+
 static bool for_stmt(cg_module *m, const ast_node *s) {
     const ast_node *r = strip(s->a);
+    if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_LIST) return for_list(m, s);
     if (r->kind != AST_RANGE || s->name2) {
         cg_unsupported(m, s->a->span, "for loops over anything but a range");
         return false;
