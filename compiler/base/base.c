@@ -441,3 +441,32 @@ void diag_print(const diag_sink *d, FILE *out, bool color) {
         fprintf(out, "oxl: note: %u more error%s not shown (the limit is %u)\n", d->dropped_errors,
                 d->dropped_errors == 1 ? "" : "s", (unsigned)BASE_MAX_ERRORS);
 }
+
+/* ---- bounded text ---- */
+
+void base_text_init(base_text *t, char *buf, size_t cap) {
+    t->buf = buf;
+    t->cap = cap;
+    t->len = 0;
+    t->full = false;
+    buf[0] = '\0';
+}
+
+void base_text_add(base_text *t, const char *s) {
+    if (t->full) return;
+    size_t n = strlen(s), room = t->cap - 1 - t->len;
+    if (n > room) { /* cut, leaving room for the marker */
+        if (room >= 3) {
+            memcpy(t->buf + t->len, s, room - 3);
+            t->len += room - 3;
+        } else {
+            t->len = t->cap - 4; /* the marker overwrites the tail */
+        }
+        memcpy(t->buf + t->len, "...", 4);
+        t->len += 3;
+        t->full = true;
+        return;
+    }
+    memcpy(t->buf + t->len, s, n + 1);
+    t->len += n;
+}

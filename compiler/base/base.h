@@ -37,6 +37,16 @@ typedef struct base_vec {
 } base_vec;
 void base_vec_push(base_arena *a, base_vec *v, void *item);
 
+/* ---- bounded text: messages built in a fixed buffer ---- */
+typedef struct base_text {
+    char *buf;
+    size_t cap, len; /* buf holds len bytes and a NUL; cap >= 4 */
+    bool full;       /* truncated: ends in "..." and takes nothing more */
+} base_text;
+void base_text_init(base_text *t, char *buf, size_t cap);
+/* Appends s; what does not fit is cut and marked with "...". */
+void base_text_add(base_text *t, const char *s);
+
 /* ---- interned names: equal text <=> equal pointer ---- */
 typedef struct base_names base_names;
 base_names *base_names_new(base_arena *a);

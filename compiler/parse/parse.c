@@ -464,19 +464,6 @@ static bool is_operator(int c) {
     }
 }
 
-typedef struct msgbuf {
-    char text[1024];
-    size_t len;
-} msgbuf;
-
-static void msg_add(msgbuf *m, const char *s) {
-    size_t n = strlen(s);
-    if (m->len + n >= sizeof m->text) n = sizeof m->text - 1 - m->len;
-    memcpy(m->text + m->len, s, n);
-    m->len += n;
-    m->text[m->len] = '\0';
-}
-
 static void parse_syntax_error(parse_ctx *ctx, void *parser, int major, const lex_token *tok) {
     const yyParser *p = parser;
     if (diag_errors(ctx->diags) >= BASE_MAX_ERRORS) {
@@ -514,37 +501,39 @@ static void parse_syntax_error(parse_ctx *ctx, void *parser, int major, const le
         if (!dup) items[n++] = code_desc(c);
     }
 
-    msgbuf m = {{0}, 0};
+    char text[1024];
+    base_text m;
+    base_text_init(&m, text, sizeof text);
     char near[160];
     if (major == TK_IDENT && tok->text) snprintf(near, sizeof near, "identifier '%.100s'", tok->text);
     else if (major == 0) snprintf(near, sizeof near, "end of file");
     else if (tok->kind == LEX_SEMI) snprintf(near, sizeof near, "';'");
     else snprintf(near, sizeof near, "%s", tok->kind < LEX_KIND_COUNT ? lex_kind_desc(tok->kind) : code_desc(major));
-    msg_add(&m, "unexpected ");
-    msg_add(&m, near);
+    base_text_add(&m, "unexpected ");
+    base_text_add(&m, near);
     if (n == 1) {
-        msg_add(&m, "; expected ");
-        msg_add(&m, items[0]);
+        base_text_add(&m, "; expected ");
+        base_text_add(&m, items[0]);
     } else if (n > 1) {
-        msg_add(&m, "; expected one of: ");
+        base_text_add(&m, "; expected one of: ");
         int shown = n > 12 ? 12 : n;
         for (int i = 0; i < shown; i++) {
-            if (i) msg_add(&m, ", ");
-            msg_add(&m, items[i]);
+            if (i) base_text_add(&m, ", ");
+            base_text_add(&m, items[i]);
         }
-        if (shown < n) msg_add(&m, ", ...");
+        if (shown < n) base_text_add(&m, ", ...");
     }
     if (ok[TK_IDENT] && !ok[TK_INT] && tok->kind >= LEX_FIRST_KEYWORD && tok->kind < LEX_FIRST_CONTEXTUAL)
-        msg_add(&m, " (a keyword cannot be a name)");
+        base_text_add(&m, " (a keyword cannot be a name)");
     if (ctx->prev2_code == TK_TERM && ok[TK_RPAREN] && innermost(ctx) == OPEN_PAREN)
-        msg_add(&m, " (a ')' missing at the end of the previous line?)");
+        base_text_add(&m, " (a ')' missing at the end of the previous line?)");
     if (major == TK_TERM && tok->kind == LEX_NEWLINE && (innermost(ctx) == OPEN_PAREN || innermost(ctx) == OPEN_BRACKET))
-        msg_add(&m, " (a list that goes on to the next line ends its line with ',')");
+        base_text_add(&m, " (a list that goes on to the next line ends its line with ',')");
     if (major == TK_BODY && (all_expr || all_stmt))
-        msg_add(&m, " (a map or struct literal in an if/while/for/match head needs parentheses)");
+        base_text_add(&m, " (a map or struct literal in an if/while/for/match head needs parentheses)");
     if (major == TK_COLON && ctx->prev2_code == TK_IDENT && ctx->prev3_code == TK_BODY)
-        msg_add(&m, " (a struct literal in an if/while/for/match head needs parentheses: (T { ... }))");
-    p_error(ctx, tok->span, "%s", m.text);
+        base_text_add(&m, " (a struct literal in an if/while/for/match head needs parentheses: (T { ... }))");
+    p_error(ctx, tok->span, "%s", m.buf);
 
 recover:;
     /* lemon now pops to the nearest state that takes `error`; the

@@ -282,65 +282,48 @@ sema_field *ty_field(const sema_type *t, const char *name) {
 }
 
 /* ---- printing ---- */
-typedef struct strbuf {
-    char buf[512];
-    size_t len;
-} strbuf;
+/* Type names in messages are cut at 512 bytes (base_text marks the cut). */
 
-static void sb_add(strbuf *b, const char *s) {
-    size_t n = strlen(s);
-    if (b->len + n >= sizeof b->buf - 4) {
-        n = sizeof b->buf - 4 - b->len;
-        memcpy(b->buf + b->len, s, n);
-        b->len += n;
-        memcpy(b->buf + b->len, "...", 4);
-        b->len += 3;
-        return;
-    }
-    memcpy(b->buf + b->len, s, n + 1);
-    b->len += n;
-}
-
-static void ty_print(strbuf *b, const sema_type *t, int depth) {
+static void ty_print(base_text *b, const sema_type *t, int depth) {
     if (depth > 8) {
-        sb_add(b, "...");
+        base_text_add(b, "...");
         return;
     }
     switch (t->kind) {
-    case TY_ERROR: sb_add(b, "<error>"); return;
-    case TY_NEVER: sb_add(b, "Never"); return;
-    case TY_NONE: sb_add(b, "None"); return;
-    case TY_INT: sb_add(b, "Int"); return;
-    case TY_BOOL: sb_add(b, "Bool"); return;
-    case TY_STRING: sb_add(b, "String"); return;
-    case TY_BYTES: sb_add(b, "Bytes"); return;
-    case TY_DURATION: sb_add(b, "Duration"); return;
-    case TY_INSTANT: sb_add(b, "Instant"); return;
+    case TY_ERROR: base_text_add(b, "<error>"); return;
+    case TY_NEVER: base_text_add(b, "Never"); return;
+    case TY_NONE: base_text_add(b, "None"); return;
+    case TY_INT: base_text_add(b, "Int"); return;
+    case TY_BOOL: base_text_add(b, "Bool"); return;
+    case TY_STRING: base_text_add(b, "String"); return;
+    case TY_BYTES: base_text_add(b, "Bytes"); return;
+    case TY_DURATION: base_text_add(b, "Duration"); return;
+    case TY_INSTANT: base_text_add(b, "Instant"); return;
     case TY_LIST:
     case TY_MAP:
     case TY_CHAN:
     case TY_TASK: /* [T], Map[K, V], Chan[T], Task[T] */
-        sb_add(b, t->kind == TY_LIST ? "[" : t->kind == TY_MAP ? "Map[" : t->kind == TY_CHAN ? "Chan[" : "Task[");
+        base_text_add(b, t->kind == TY_LIST ? "[" : t->kind == TY_MAP ? "Map[" : t->kind == TY_CHAN ? "Chan[" : "Task[");
         if (t->kind == TY_MAP) {
             ty_print(b, t->key, depth + 1);
-            sb_add(b, ", ");
+            base_text_add(b, ", ");
         }
         ty_print(b, t->elem, depth + 1);
-        sb_add(b, "]");
+        base_text_add(b, "]");
         return;
     case TY_STRUCT:
-        sb_add(b, t->name);
+        base_text_add(b, t->name);
         return;
     case TY_FN:
-        sb_add(b, "fn(");
+        base_text_add(b, "fn(");
         for (uint32_t i = 0; i < t->nitems; i++) {
             if (i)
-                sb_add(b, ", ");
+                base_text_add(b, ", ");
             ty_print(b, t->items[i], depth + 1);
         }
-        sb_add(b, ")");
+        base_text_add(b, ")");
         if (t->elem->kind != TY_NONE) {
-            sb_add(b, " -> ");
+            base_text_add(b, " -> ");
             ty_print(b, t->elem, depth + 1);
         }
         return;
@@ -353,16 +336,16 @@ static void ty_print(strbuf *b, const sema_type *t, int depth) {
             const sema_type *other = t->items[0]->kind == TY_NONE ? t->items[1] : t->items[0];
             bool paren = other->kind == TY_FN;
             if (paren)
-                sb_add(b, "(");
+                base_text_add(b, "(");
             ty_print(b, other, depth + 1);
             if (paren)
-                sb_add(b, ")");
-            sb_add(b, "?");
+                base_text_add(b, ")");
+            base_text_add(b, "?");
             return;
         }
         for (uint32_t i = 0; i < t->nitems; i++) {
             if (i)
-                sb_add(b, " | ");
+                base_text_add(b, " | ");
             ty_print(b, t->shown ? t->shown[i] : t->items[i], depth + 1);
         }
         return;
@@ -371,8 +354,9 @@ static void ty_print(strbuf *b, const sema_type *t, int depth) {
 }
 
 const char *ty_str(sema_ctx *c, const sema_type *t) {
-    strbuf b = {.len = 0};
-    b.buf[0] = 0;
+    char text[512];
+    base_text b;
+    base_text_init(&b, text, sizeof text);
     if (!t)
         return "<error>";
     ty_print(&b, t, 0);

@@ -51,6 +51,20 @@ static void arena(void) {
     const char *y = base_intern(n, "node", 4);
     tap_ok(x1 == x2 && strcmp(x1, "net") == 0, "equal text interns to one pointer");
     tap_ok(x1 != y, "different text interns apart");
+
+    /* Bounded text: a cut is marked once, and later text cannot overflow. */
+    char small[16];
+    base_text t;
+    base_text_init(&t, small, sizeof small);
+    base_text_add(&t, "abc");
+    base_text_add(&t, "defghijklmnopqrstuvwxyz");
+    base_text_add(&t, "more after the cut");
+    tap_is_str(small, "abcdefghijkl...", "base_text cuts at its capacity and marks the cut");
+    tap_ok(t.full && t.len == 15, "and takes nothing after it");
+    base_text_init(&t, small, sizeof small);
+    base_text_add(&t, "0123456789abc");
+    base_text_add(&t, "xyz");
+    tap_is_str(small, "0123456789ab...", "a cut near the end overwrites the tail with the marker");
     bool stable = true;
     char name[32];
     const char *first[5000];
