@@ -100,7 +100,7 @@ static LLVMValueRef logic(cg_module *m, const ast_node *e) {
 static bool is_kind(const ast_node *e, sema_tkind k) { return e->type && e->type->kind == k; }
 
 /* Int and Duration are both i64 words; sema has checked which mixes exist. */
-static bool int_like(const ast_node *e) { return is_kind(e, TY_INT) || is_kind(e, TY_DURATION); }
+static bool int_like(const ast_node *e) { return is_kind(e, TY_INT) || is_kind(e, TY_DURATION) || is_kind(e, TY_INSTANT); }
 
 /* A runtime predicate returning C bool, declared as i8 and tested != 0. */
 static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMValueRef *args, unsigned n) {
@@ -384,6 +384,8 @@ static LLVMValueRef string_method(cg_module *m, const ast_node *e) {
 static LLVMValueRef call(cg_module *m, const ast_node *e) {
     const ast_node *callee = e->a;
     const sema_sym *s = callee->sym;
+    LLVMValueRef handled;
+    if (cg_task_call(m, e, &handled)) return handled;
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRING))
         return string_method(m, e);
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_LIST)) return list_method(m, e);
@@ -468,7 +470,7 @@ LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
     case AST_LIST_LIT: return list_lit(m, e);
     case AST_MAP_LIT: cg_unsupported(m, e->span, "map literals"); return NULL;
     case AST_STRUCT_LIT: cg_unsupported(m, e->span, "struct literals"); return NULL;
-    case AST_SPAWN: cg_unsupported(m, e->span, "spawn"); return NULL;
+    case AST_SPAWN: return cg_spawn(m, e);
     case AST_NONE: cg_unsupported(m, e->span, "none"); return NULL;
     case AST_IS: cg_unsupported(m, e->span, "'is' tests"); return NULL;
     case AST_INDEX: return index_expr(m, e);

@@ -35,7 +35,7 @@ static bool let_stmt(cg_module *m, const ast_node *s) {
     }
     LLVMTypeRef t = cg_type(m, s->type, s->name_span, false);
     if (!t) return false;
-    LLVMValueRef slot = cg_entry_alloca(m, t, s->name ? s->name : "");
+    LLVMValueRef slot = cg_local_storage(m, s, t, s->name ? s->name : "");
     if (!v) v = LLVMConstNull(t);
     LLVMBuildStore(m->b, v, slot);
     cg_add_local(m, s, slot);
@@ -88,7 +88,7 @@ static bool assign_stmt(cg_module *m, const ast_node *s) {
     }
     int op = s->op;
     if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
-        LLVMValueRef v = cg_operand(m, s->b, LLVMGetAllocatedType(slot));
+        LLVMValueRef v = cg_operand(m, s->b, LLVMGetElementType(LLVMTypeOf(slot)));
         if (!v) return false;
         LLVMBuildStore(m->b, v, slot);
         return true;
@@ -184,6 +184,7 @@ static bool for_list(cg_module *m, const ast_node *s) {
 
 static bool for_stmt(cg_module *m, const ast_node *s) {
     const ast_node *r = strip(s->a);
+    if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_CHAN) return cg_for_chan(m, s);
     if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_LIST) return for_list(m, s);
     if (r->kind != AST_RANGE || s->name2) {
         cg_unsupported(m, s->a->span, "for loops over anything but a range");
@@ -282,7 +283,7 @@ bool cg_stmt(cg_module *m, const ast_node *s) {
     case AST_RETURN: return return_stmt(m, s);
     case AST_ASSERT: return assert_stmt(m, s);
     case AST_MATCH: cg_unsupported(m, s->span, "match"); return false;
-    case AST_SELECT: cg_unsupported(m, s->span, "select"); return false;
+    case AST_SELECT: return cg_select(m, s);
     default: cg_unsupported(m, s->span, "this statement"); return false;
     }
 }
