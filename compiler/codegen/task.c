@@ -306,8 +306,15 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     LLVMValueRef body = LLVMAddFunction(m->mod, name, body_ty);
     free(name);
     LLVMSetLinkage(body, LLVMInternalLinkage);
+    /* `return e` in the block gives the task's result: statements find the
+     * result type through the function's declaration, so the block gets
+     * one of its own for as long as it is generated */
+    sema_sig sig = {.what = "spawn", .result = (sema_type *)rt};
+    sema_sym sym = {.kind = SYM_FN, .name = "spawn", .sig = &sig};
+    ast_node decl = {.kind = AST_FN, .span = e->span};
+    decl.sym = &sym;
     m->fn = body;
-    m->fn_decl = NULL;
+    m->fn_decl = &decl;
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, body, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);
     if (caps.n) {
@@ -415,12 +422,9 @@ static LLVMValueRef optional_of(cg_module *m, LLVMValueRef ok, LLVMValueRef w, c
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "recv.end");
     LLVMBuildCondBr(m->b, ok, box_bb, end);
     LLVMPositionBuilderAtEnd(m->b, box_bb);
-    LLVMTypeRef ps[1] = {m->t_i64};
-    LLVMValueRef size = i64c(m, 16);
-    LLVMValueRef box = call_fn(m, cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false), &size, 1);
-    LLVMValueRef words = LLVMBuildBitCast(m->b, box, LLVMPointerType(m->t_i64, 0), "");
-    LLVMBuildStore(m->b, i64c(m, elem->id), words);
-    LLVMBuildStore(m->b, w, env_slot(m, words, 1));
+    LLVMTypeRef ps[2] = {m->t_i64, m->t_i64};
+    LLVMValueRef args[2] = {i64c(m, elem->id), w};
+    LLVMValueRef box = call_fn(m, cg_runtime_fn(m, "oxl_box_new", m->t_ptr, ps, 2, false), args, 2);
     LLVMBuildBr(m->b, end);
     LLVMPositionBuilderAtEnd(m->b, end);
     LLVMValueRef phi = LLVMBuildPhi(m->b, m->t_ptr, "");
