@@ -482,10 +482,9 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
     LLVMValueRef line;
     LLVMValueRef file = loc(m, e->span, &line);
     if (strcmp(name, "send") == 0 && e->list.len == 1) {
-        LLVMTypeRef et = cg_type(m, ct->elem, e->span, false);
-        if (!et) return NULL;
+        if (!cg_type(m, ct->elem, e->span, false)) return NULL;
         const ast_node *arg = e->list.items[0];
-        LLVMValueRef v = cg_operand(m, arg->a, et);
+        LLVMValueRef v = cg_value(m, arg->a, ct->elem); /* boxed into a union element */
         if (!v) return NULL;
         LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[4] = {c, to_word(m, v), file, line};
@@ -656,9 +655,8 @@ bool cg_select(cg_module *m, const ast_node *s) {
                 cg_unsupported(m, arm->span, "this send arm");
                 return false;
             }
-            LLVMTypeRef et = cg_type(m, ch->type->elem, arm->span, false);
-            if (!et) return false;
-            LLVMValueRef v = cg_operand(m, ((const ast_node *)call->list.items[0])->a, et);
+            if (!cg_type(m, ch->type->elem, arm->span, false)) return false;
+            LLVMValueRef v = cg_value(m, ((const ast_node *)call->list.items[0])->a, ch->type->elem);
             if (!v) return false;
             w = to_word(m, v);
         }
