@@ -31,7 +31,7 @@ run() {
 has() { grep -q -- "$1" "$2"; }
 hash_of() { sed -n 's/^oxl-sim: seed=[0-9]* trace=\([0-9a-f]*\) switches=[0-9]*$/\1/p' "$tmp/err" | tail -n 1; }
 
-echo "1..30"
+echo "1..32"
 
 "$oxl" build --tests "$here/basic" -o "$bin" >"$tmp/out" 2>"$tmp/err"
 check "oxl build --tests builds the test binary" test $? -eq 0 -a -x "$bin"
@@ -112,5 +112,11 @@ check "a package with a type error does not build (exit 1, file:line:col)" sh -c
 "$oxl" build --tests "$here/does-not-exist" -o "$tmp/x.test" >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "a missing package exits 2" test $st -eq 2
+
+mkdir "$tmp/default" && (cd "$tmp/default" && "$oxl" build --tests "$here/basic" >"$tmp/out" 2>"$tmp/err")
+check "without -o the test binary is <package>.test" test -x "$tmp/default/basic.test"
+"$oxl" build --tests -c "$here/basic" >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "--tests with -c is a usage error (exit 2)" sh -c "test $st -eq 2 && grep -q -- '--tests builds an executable' '$tmp/err'"
 
 [ "$failed" -eq 0 ]
