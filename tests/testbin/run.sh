@@ -6,6 +6,10 @@
 # the determinism of trace hashes across processes, virtual time, the
 # deadlock report and the refusal of bad OXL_TEST_RUN / OXL_TEST_SEED values.
 oxl=$1
+case $oxl in
+/*) ;;
+*/*) oxl=$(pwd)/$oxl ;; # some checks run from another directory
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-testbin-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
