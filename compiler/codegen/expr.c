@@ -454,6 +454,7 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
 }
 
 LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
+    cg_debug_loc(m, e->span);
     switch (e->kind) {
     case AST_INT: return i64c(m, e->ival);
     case AST_BOOL: return LLVMConstInt(m->t_i1, e->ival != 0, 0);

@@ -30,6 +30,7 @@ void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) {
     m->locals[m->nlocals].decl = decl;
     m->locals[m->nlocals].slot = slot;
     m->nlocals++;
+    cg_debug_local(m, decl, slot);
 }
 
 LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl) {
@@ -65,6 +66,7 @@ bool cg_function(cg_module *m, const ast_node *fn) {
     m->sb_slot = NULL;
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);
+    cg_debug_function(m, fn);
     const sema_sig *sig = s->sig;
     for (uint32_t i = 0; i < sig->nparams; i++) {
         const ast_node *pd = fn->list.items[i];

@@ -257,6 +257,7 @@ static bool assert_stmt(cg_module *m, const ast_node *s) {
 }
 
 bool cg_stmt(cg_module *m, const ast_node *s) {
+    cg_debug_loc(m, s->span);
     switch (s->kind) {
     case AST_BLOCK: return cg_block(m, s);
     case AST_LET:
