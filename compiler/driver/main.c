@@ -7,6 +7,7 @@
 #include "base/base.h"
 #include "lex/lex.h"
 #include "parse/parse.h"
+#include "driver/paths.h"
 #ifdef OXL_HAVE_SEMA
 #include "sema/sema.h"
 #endif
@@ -314,23 +315,8 @@ static int compile(const char *path, const char *color, bool dump_tok, bool dump
 #define OXL_RUNTIME_LIB "liboxlrt.a"
 #endif
 
-/* The runtime library: OXL_RUNTIME, else runtime/liboxlrt.a next to this
- * executable (the build tree's layout), else the path fixed at build time. */
-static const char *runtime_lib(char *buf, size_t cap) {
-    const char *env = getenv("OXL_RUNTIME");
-    if (env && *env) return env;
-    char self[DRIVER_MAX_PATH];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            if ((size_t)snprintf(buf, cap, "%s/runtime/liboxlrt.a", self) < cap && access(buf, R_OK) == 0) return buf;
-        }
-    }
-    return OXL_RUNTIME_LIB;
-}
+/* The runtime library: see driver/paths.h (NULL when OXL_RUNTIME is bad). */
+static const char *runtime_lib(char *buf, size_t cap) { return drv_runtime_lib(buf, cap, OXL_RUNTIME_LIB); }
 
 /* A temporary file name (cc takes a file without a known suffix as linker
  * input, so objects need no ".o"); creates the file. */
@@ -376,7 +362,13 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
         cg_free(m);
         return ok ? EXIT_OK : EXIT_USAGE;
     }
-    char obj[DRIVER_MAX_PATH], exe[DRIVER_MAX_PATH], rt[DRIVER_MAX_PATH];
+    char rt[DRIVER_MAX_PATH];
+    const char *rt_lib = runtime_lib(rt, sizeof rt);
+    if (!rt_lib) {
+        cg_free(m);
+        return EXIT_USAGE;
+    }
+    char obj[DRIVER_MAX_PATH], exe[DRIVER_MAX_PATH];
     if (!temp_path(obj, sizeof obj, "o-")) {
         cg_free(m);
         return EXIT_USAGE;
@@ -390,7 +382,7 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
         }
         out = exe;
     }
-    ok = ok && cg_link(obj, runtime_lib(rt, sizeof rt), out, breq->show_cmds);
+    ok = ok && cg_link(obj, rt_lib, out, breq->show_cmds);
     unlink(obj);
     if (!ok) {
         if (breq->run) unlink(exe);
@@ -505,7 +497,8 @@ static int compile(const char *path, const char *color, bool dump_tok, bool dump
         fprintf(stderr, "oxl: OXL_STD='%s' is not a directory\n", std_root);
         return EXIT_USAGE;
     }
-    if (!std_root || !*std_root) std_root = OXL_STD_DIR;
+    char std_buf[DRIVER_MAX_PATH];
+    if (!std_root || !*std_root) std_root = drv_std_root(std_buf, sizeof std_buf, OXL_STD_DIR);
 
     driver dr;
     memset(&dr, 0, sizeof dr);
