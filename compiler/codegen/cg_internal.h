@@ -13,8 +13,9 @@
 #define CG_MAX_LOCALS_INIT 16
 
 typedef struct cg_local {
-    const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR or AST_PARAM */
+    const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR, AST_PARAM, AST_ARM, ... */
     LLVMValueRef slot;    /* alloca */
+    int second;           /* the second variable of `for k, v in ...` */
 } cg_local;
 
 typedef struct cg_loop {
@@ -49,6 +50,11 @@ struct cg_module {
     uint32_t nlocals, cap_locals;
     cg_loop *loop;
     LLVMValueRef sb_slot; /* oxl_sb in the entry block, created on first use */
+    base_span at;         /* the construct being generated: where a check panics */
+
+    /* per-type helper functions (formatting), defined when first used */
+    struct cg_helper *helpers;
+    uint32_t nhelpers, cap_helpers;
 };
 
 /* debug.c: DWARF (a subprogram per function, a location per statement and
@@ -58,6 +64,13 @@ void cg_debug_loc(cg_module *m, base_span at);
 void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot);
 void cg_debug_finish(cg_module *m, const ast_node *main_fn);
 void cg_debug_free(cg_module *m);
+
+/* A generated helper function for one type: kind 'f' formats a value. */
+typedef struct cg_helper {
+    int kind;
+    const sema_type *t;
+    LLVMValueRef fn;
+} cg_helper;
 
 /* module.c */
 void cg_unsupported(cg_module *m, base_span at, const char *what);
@@ -74,22 +87,86 @@ bool cg_function(cg_module *m, const ast_node *fn);
 LLVMValueRef cg_entry_alloca(cg_module *m, LLVMTypeRef t, const char *name);
 LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl);
 void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot);
+void cg_add_local2(cg_module *m, const ast_node *decl, LLVMValueRef slot); /* name2 of a for */
+/* The slot of a local or parameter symbol (also the origin of a narrowed
+ * view: it has the same declaration). */
+LLVMValueRef cg_sym_slot(cg_module *m, const sema_sym *s);
 bool cg_terminated(cg_module *m);
 void cg_start_dead_block(cg_module *m);
 
 /* stmt.c */
+LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at);
+/* A loop body with break going to brk and continue to cont. */
+bool cg_loop_body(cg_module *m, const ast_node *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont);
 bool cg_block(cg_module *m, const ast_node *block);
 bool cg_stmt(cg_module *m, const ast_node *s);
 
 /* expr.c */
 LLVMValueRef cg_expr(cg_module *m, const ast_node *e);
 LLVMValueRef cg_operand(cg_module *m, const ast_node *e, LLVMTypeRef want);
+/* e converted to type `to` (cg_coerce): every place sema checks S into T. */
+LLVMValueRef cg_value(cg_module *m, const ast_node *e, const sema_type *to);
+LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);
+/* Checked i64 + - * / % (overflow and division panics at `at`). */
+LLVMValueRef cg_arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at);
 LLVMValueRef cg_to_string(cg_module *m, const ast_node *e);
 void cg_panic_call(cg_module *m, const char *rt_fn, base_span at);
 LLVMValueRef cg_to_word(cg_module *m, LLVMValueRef v, const sema_type *t);
 LLVMValueRef cg_from_word(cg_module *m, LLVMValueRef w, const sema_type *t);
 LLVMValueRef cg_list_len(cg_module *m, LLVMValueRef list);
 LLVMValueRef cg_list_at(cg_module *m, LLVMValueRef list, LLVMValueRef i, base_span at);
+LLVMValueRef cg_list_push(cg_module *m, LLVMValueRef list, LLVMValueRef w, base_span at);
+
+/* methods.c: the built-in methods of String, Bytes, lists and maps */
+LLVMValueRef cg_method(cg_module *m, const ast_node *e);
+/* Evaluates a method call's arguments (positional or labelled with the
+ * names given) into vals, converted to the types given. */
+bool cg_method_args(cg_module *m, const ast_node *e, const char *const *names, const sema_type *const *types,
+                    unsigned n, LLVMValueRef *vals);
+/* found ? the word as a `t` converted into `opt` : none. */
+LLVMValueRef cg_optional(cg_module *m, LLVMValueRef found, LLVMValueRef word, const sema_type *t,
+                         const sema_type *opt);
+
+/* map.c: maps */
+LLVMValueRef cg_map_new(cg_module *m, const sema_type *t);
+LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e);
+LLVMValueRef cg_map_at(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, base_span at);
+void cg_map_set(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, LLVMValueRef val_word, base_span at);
+LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name, LLVMValueRef map,
+                              const sema_type *mt);
+bool cg_for_map(cg_module *m, const ast_node *s);
+
+/* struct.c: structs are pointers to GC memory of one word per field, in
+ * declaration order */
+LLVMValueRef cg_struct_lit(cg_module *m, const ast_node *e);
+LLVMValueRef cg_field_ptr(cg_module *m, LLVMValueRef obj, const sema_type *st, const char *name);
+LLVMValueRef cg_field_access(cg_module *m, const ast_node *e);
+
+/* union.c: unions and optionals (a pointer to an oxl_box; none is NULL). */
+/* v of type `from` where `to` is expected (sema allows it, or a narrowing
+ * proved it): boxes a member into a union, keeps the box when widening,
+ * checks the tag when narrowing (a wrong one panics "union mismatch:
+ * expected T, got U" at m->at). */
+LLVMValueRef cg_coerce(cg_module *m, LLVMValueRef v, const sema_type *from, const sema_type *to);
+/* The tag of v (of type t): the member's type id; none is the id of None. */
+LLVMValueRef cg_union_tag(cg_module *m, LLVMValueRef v, const sema_type *t);
+/* True when the tag names a member of `set` (a type or a union). */
+LLVMValueRef cg_tag_in(cg_module *m, LLVMValueRef tag, const sema_type *set);
+/* The word of a box known to hold a non-None member. */
+LLVMValueRef cg_box_word(cg_module *m, LLVMValueRef box);
+/* == between comparable values of types lt and rt (one assignable to the
+ * other): tags first, then the values. */
+LLVMValueRef cg_values_eq(cg_module *m, LLVMValueRef l, const sema_type *lt, LLVMValueRef r, const sema_type *rt);
+/* The type's name as OxL writes it (for messages); into buf. */
+const char *cg_type_name(const sema_type *t, char *buf, size_t size);
+/* `match` as a statement (result NULL) or an expression. */
+LLVMValueRef cg_match(cg_module *m, const ast_node *s, bool as_expr);
+bool cg_is_string_like(const sema_type *t);
+
+/* fmt.c: the natural text form of every value (interpolation, print). */
+/* Appends v (of type t) to the builder sb; top-level Strings unquoted. */
+bool cg_fmt_append(cg_module *m, LLVMValueRef sb, LLVMValueRef v, const sema_type *t, base_span at);
+LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n);
 
 /* target.c */
 bool cg_target_init(cg_module *m);

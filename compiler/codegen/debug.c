@@ -121,6 +121,9 @@ void cg_debug_function(cg_module *m, const ast_node *fn) {
     g->sp = LLVMDIBuilderCreateFunction(g->dib, f, name, strlen(name), link, len, f, line, g->fn_type, 1, 1, line,
                                         LLVMDIFlagPrototyped, 0);
     LLVMSetSubprogram(m->fn, g->sp);
+    /* cg_stmt and cg_expr restore the location of m->at after each
+     * construct: until the first one, that is the function's */
+    m->at = fn->span;
     cg_debug_loc(m, fn->span);
 }
 
@@ -164,24 +167,63 @@ void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) {
     else LLVMDIBuilderInsertDeclareAtEnd(g->dib, slot, var, expr, loc, LLVMGetInstructionParent(slot));
 }
 
-/* The C main gets a subprogram of its own at OxL main's line: at -O2 the
- * OxL main is inlined into it, and instructions with locations in a
- * function without a subprogram would be left out of the line table. */
+/* Gives f an artificial subprogram and moves every location of its
+ * instructions into it (same line and column; instructions without one get
+ * `line`). For functions made outside cg_function: the C main, and the
+ * helpers and task bodies other parts generate while an OxL function is
+ * open, whose instructions carry that function's locations; a location in
+ * a function must belong to that function's subprogram. */
+static void adopt(cg_module *m, LLVMValueRef f, LLVMMetadataRef file, unsigned line, const char *name, bool local) {
+    struct cg_debug *g = m->dbg;
+    size_t len;
+    const char *link = LLVMGetValueName2(f, &len);
+    if (!name) name = link;
+    LLVMMetadataRef sp =
+        LLVMDIBuilderCreateFunction(g->dib, file, name, strlen(name), link, len, file, line, g->fn_type, local, 1, line,
+                                    LLVMDIFlagPrototyped | LLVMDIFlagArtificial, 0);
+    LLVMSetSubprogram(f, sp);
+    LLVMMetadataRef dflt = LLVMDIBuilderCreateDebugLocation(m->ctx, line, 0, sp, NULL);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            LLVMMetadataRef old = LLVMInstructionGetDebugLoc(i);
+            LLVMMetadataRef loc = dflt;
+            if (old && LLVMDILocationGetScope(old) != sp)
+                loc = LLVMDIBuilderCreateDebugLocation(m->ctx, LLVMDILocationGetLine(old),
+                                                       LLVMDILocationGetColumn(old), sp, NULL);
+            LLVMInstructionSetDebugLoc(i, loc);
+        }
+}
+
+/* The first location in f, or NULL. */
+static LLVMMetadataRef first_loc(LLVMValueRef f) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            LLVMMetadataRef l = LLVMInstructionGetDebugLoc(i);
+            if (l) return l;
+        }
+    return NULL;
+}
+
+/* The C main is at OxL main's line (at -O2 the OxL main is inlined into
+ * it, and instructions in a function without a subprogram would be left
+ * out of the line table); every other function without a subprogram is
+ * adopted where its first location is. Then the DIBuilder is finalized. */
 void cg_debug_finish(cg_module *m, const ast_node *main_fn) {
     struct cg_debug *g = m->dbg;
     LLVMSetCurrentDebugLocation2(m->b, NULL);
     if (!g) return;
-    LLVMValueRef cmain = LLVMGetNamedFunction(m->mod, "main");
-    if (cmain && main_fn && main_fn->span.file != BASE_NO_FILE && !LLVMGetSubprogram(cmain)) {
-        LLVMMetadataRef f = file_md(m, main_fn->span.file);
-        unsigned line = diag_position(m->d, main_fn->span).line;
-        LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(g->dib, f, "main", 4, "main", 4, f, line, g->fn_type, 0, 1,
-                                                         line, LLVMDIFlagPrototyped | LLVMDIFlagArtificial, 0);
-        LLVMSetSubprogram(cmain, sp);
-        LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(m->ctx, line, 0, sp, NULL);
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(cmain); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-                LLVMInstructionSetDebugLoc(i, loc);
+    for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
+        if (!LLVMCountBasicBlocks(f) || LLVMGetSubprogram(f)) continue;
+        size_t len;
+        const char *name = LLVMGetValueName2(f, &len);
+        if (strcmp(name, "main") == 0 && main_fn && main_fn->span.file != BASE_NO_FILE) {
+            adopt(m, f, file_md(m, main_fn->span.file), diag_position(m->d, main_fn->span).line, "main", false);
+            continue;
+        }
+        LLVMMetadataRef l = first_loc(f);
+        if (!l) continue; /* no OxL source behind it: no debug info */
+        LLVMMetadataRef scope = LLVMDILocationGetScope(l);
+        adopt(m, f, LLVMDIScopeGetFile(scope), LLVMDILocationGetLine(l), NULL, true);
     }
     g->sp = NULL;
     LLVMDIBuilderFinalize(g->dib);

@@ -68,17 +68,29 @@ LLVMValueRef cg_line(cg_module *m, base_span at) {
     return LLVMConstInt(m->t_i32, diag_position(m->d, at).line, 0);
 }
 
+/* oxl.<package>.<mod>...<name>: unique per function of the program. */
 char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     (void)m;
+    const sema_sym *s = fn->sym;
+    if (!pkg && s) pkg = s->pkg;
     const char *p = pkg && pkg->path ? pkg->path : "main";
+    const char *mods[SEMA_MAX_NESTING];
+    int nmods = 0;
     size_t n = strlen("oxl.") + strlen(p) + 1 + strlen(fn->name) + 1;
-    char *s = malloc(n);
-    if (!s) {
+    for (const sema_scope *sc = s ? s->scope : NULL; sc && nmods < SEMA_MAX_NESTING; sc = sc->parent)
+        if (sc->owner && sc->owner->kind == SYM_MODULE && sc->owner->name) {
+            mods[nmods++] = sc->owner->name;
+            n += strlen(sc->owner->name) + 1;
+        }
+    char *out = malloc(n);
+    if (!out) {
         fputs("oxl: out of memory\n", stderr);
         abort();
     }
-    snprintf(s, n, "oxl.%s.%s", p, fn->name);
-    return s;
+    size_t len = (size_t)snprintf(out, n, "oxl.%s.", p);
+    while (nmods-- > 0) len += (size_t)snprintf(out + len, n - len, "%s.", mods[nmods]);
+    snprintf(out + len, n - len, "%s", fn->name);
+    return out;
 }
 
 static const char *type_kind_name(const sema_type *t) {
@@ -106,16 +118,20 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     }
     switch (t->kind) {
     case TY_INT:
-    case TY_DURATION: return m->t_i64;
+    case TY_DURATION:
+    case TY_INSTANT: return m->t_i64;
     case TY_BOOL: return m->t_i1;
-    case TY_STRING: return m->t_ptr;
-    case TY_LIST: /* a pointer to struct oxl_list_obj; elements are words */
-        if (t->elem && (t->elem->kind == TY_INT || t->elem->kind == TY_BOOL || t->elem->kind == TY_STRING ||
-                        t->elem->kind == TY_DURATION))
-            return m->t_ptr;
-        cg_unsupported(m, at, "lists of this element type");
-        return NULL;
-    case TY_NONE:
+    /* pointers to GC memory; a union is a pointer to its box, none NULL */
+    case TY_STRING:
+    case TY_BYTES:
+    case TY_LIST:
+    case TY_MAP:
+    case TY_CHAN:
+    case TY_TASK:
+    case TY_STRUCT:
+    case TY_UNION:
+    case TY_FN: return m->t_ptr;
+    case TY_NONE: return result ? m->t_void : m->t_ptr;
     case TY_NEVER:
         if (result) return m->t_void;
         break;
@@ -125,7 +141,7 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     return NULL;
 }
 
-/* Declares every function of the root package (so calls may go forward). */
+/* Declares one function (all are declared before any is generated). */
 static bool declare_fn(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     if (fn->flags & AST_F_EXTERN || !fn->b) return true; /* reported when called */
     const sema_sym *s = fn->sym;
@@ -147,6 +163,20 @@ static bool declare_fn(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     free(name);
     LLVMSetLinkage(f, LLVMInternalLinkage);
     return true;
+}
+
+static bool fns_of(cg_module *m, const base_vec *items, const sema_pkg *pkg, int pass) {
+    bool ok = true;
+    for (uint32_t k = 0; k < items->len; k++) {
+        const ast_node *it = items->items[k];
+        if (it->kind == AST_MOD) {
+            ok = fns_of(m, &it->list, pkg, pass) && ok;
+            continue;
+        }
+        if (it->kind != AST_FN || (it->flags & AST_F_EXTERN) || !it->b || !it->sym) continue;
+        ok = (pass == 0 ? declare_fn(m, it, pkg) : cg_function(m, it)) && ok;
+    }
+    return ok;
 }
 
 static void emit_c_main(cg_module *m, LLVMValueRef oxl_main) {
@@ -187,18 +217,21 @@ cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_n
     const sema_pkg *root = prog->root;
     const ast_node *main_fn = NULL;
     bool ok = true;
+    for (uint32_t i = 0; i < root->files.len; i++) {
+        const ast_node *file = root->files.items[i];
+        for (uint32_t k = 0; k < file->list.len; k++) {
+            const ast_node *it = file->list.items[k];
+            if (it->kind == AST_FN && it->name && strcmp(it->name, "main") == 0 && it->b) main_fn = it;
+        }
+    }
+    /* every function of every package (imported ones and `mod`s too):
+     * declared first, so calls may go forward */
     for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < root->files.len; i++) {
-            const ast_node *file = root->files.items[i];
-            for (uint32_t k = 0; k < file->list.len; k++) {
-                const ast_node *it = file->list.items[k];
-                if (it->kind != AST_FN) continue;
-                if (pass == 0) {
-                    if (it->name && strcmp(it->name, "main") == 0 && it->b) main_fn = it;
-                    ok = declare_fn(m, it, root) && ok;
-                } else if (!(it->flags & AST_F_EXTERN) && it->b) {
-                    ok = cg_function(m, it) && ok;
-                }
+        for (uint32_t pi = 0; pi < prog->packages.len; pi++) {
+            const sema_pkg *pkg = prog->packages.items[pi];
+            for (uint32_t i = 0; i < pkg->files.len; i++) {
+                const ast_node *file = pkg->files.items[i];
+                ok = fns_of(m, &file->list, pkg, pass) && ok;
             }
         }
         if (!ok || m->failed || diag_errors(d)) break;
@@ -260,5 +293,6 @@ void cg_free(cg_module *m) {
     LLVMContextDispose(m->ctx);
     free(m->files);
     free(m->locals);
+    free(m->helpers);
     free(m);
 }

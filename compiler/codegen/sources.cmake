@@ -10,6 +10,11 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/function.c
   ${CMAKE_CURRENT_LIST_DIR}/stmt.c
   ${CMAKE_CURRENT_LIST_DIR}/expr.c
+  ${CMAKE_CURRENT_LIST_DIR}/union.c
+  ${CMAKE_CURRENT_LIST_DIR}/fmt.c
+  ${CMAKE_CURRENT_LIST_DIR}/map.c
+  ${CMAKE_CURRENT_LIST_DIR}/struct.c
+  ${CMAKE_CURRENT_LIST_DIR}/methods.c
   ${CMAKE_CURRENT_LIST_DIR}/target.c)
 # DWARF line tables and locals (debug.c)
 target_sources(oxlcodegen PRIVATE ${CMAKE_CURRENT_LIST_DIR}/debug.c)
