@@ -10,7 +10,9 @@
  *   interp   10^6 string interpolations ("item {i} of {total}")
  * Each executable runs RUNS times; the best wall time counts. Prints
  *   run.<case>.seconds, run.<case>.c_seconds, run.<case>.vs_c.ratio
- * (OxL time over C time: below 1 is faster) and, on stderr, a note for
+ * (OxL time over C time: below 1 is faster), when clang is installed
+ * run.<case>.clang_seconds and run.<case>.vs_clang.ratio (the same C
+ * through clang -O2, whose back end is OxL's), and, on stderr, a note for
  * every ratio above its target (2x for the integer cases, 5x for the
  * allocating ones).
  *
@@ -262,15 +264,23 @@ int main(int argc, char **argv) {
             status = 1;
             continue;
         }
+        /* clang -O2 as a second C baseline: LLVM, as OxL, so the gap to it
+         * is the code generator's, and the gap to cc the C compilers' */
+        char exe_clang[PATH_MAX + 8];
+        snprintf(exe_clang, sizeof exe_clang, "%s_clang", exe_c);
+        char *b_clang[] = {"clang", "-O2", "-o", exe_clang, src_c, NULL};
+        bool have_clang = run(b_clang, NULL, NULL, &s) == 0;
         /* the two sides alternate, so a noisy moment hits both alike;
          * the first run's output is kept for the comparison */
-        double t_oxl = 1e30, t_c = 1e30;
+        double t_oxl = 1e30, t_c = 1e30, t_clang = 1e30;
         bool failed = false;
         for (int r = 0; r < RUNS && !failed; r++) {
             double a = time_run(exe_oxl, r == 0 ? out_oxl : NULL), b = time_run(exe_c, r == 0 ? out_c : NULL);
-            failed = a < 0 || b < 0;
+            double c = have_clang ? time_run(exe_clang, NULL) : 0;
+            failed = a < 0 || b < 0 || c < 0;
             if (a < t_oxl) t_oxl = a;
             if (b < t_c) t_c = b;
+            if (c < t_clang) t_clang = c;
         }
         if (failed) {
             status = 1;
@@ -289,6 +299,10 @@ int main(int argc, char **argv) {
         printf("run.%s.seconds: %.4f s\n", bc->name, t_oxl);
         printf("run.%s.c_seconds: %.4f s\n", bc->name, t_c);
         printf("run.%s.vs_c.ratio: %.2f x\n", bc->name, ratio);
+        if (have_clang) {
+            printf("run.%s.clang_seconds: %.4f s\n", bc->name, t_clang);
+            printf("run.%s.vs_clang.ratio: %.2f x\n", bc->name, t_oxl / t_clang);
+        }
         fflush(stdout);
         if (ratio > bc->target)
             fprintf(stderr, "bench_run: %s is %.2fx the C time (target: under %.0fx)\n", bc->name, ratio, bc->target);
