@@ -50,6 +50,15 @@ struct cg_module {
     uint32_t nlocals, cap_locals;
     cg_loop *loop;
     LLVMValueRef sb_slot; /* oxl_sb in the entry block, created on first use */
+
+    /* task.c: `var`s that a spawn block captures live in collected cells
+     * (a set of their declarations, looked up by identity only) */
+    const ast_node **boxed;
+    uint32_t nboxed, cap_boxed;
+    unsigned nspawns;
+    /* test.c: building a test binary (no main) */
+    bool tests;
+    const char *pkg_dir;
     base_span at;         /* the construct being generated: where a check panics */
 
     /* per-type helper functions (formatting), defined when first used */
@@ -127,6 +136,25 @@ bool cg_method_args(cg_module *m, const ast_node *e, const char *const *names, c
 LLVMValueRef cg_optional(cg_module *m, LLVMValueRef found, LLVMValueRef word, const sema_type *t,
                          const sema_type *opt);
 
+/* task.c: tasks, channels, select and time (docs/oxl-build.md) */
+LLVMTypeRef cg_task_type(cg_module *m, const sema_type *t); /* Chan, Task, Instant; else NULL */
+bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out); /* handled here? */
+LLVMValueRef cg_spawn(cg_module *m, const ast_node *e);
+bool cg_select(cg_module *m, const ast_node *s);
+bool cg_for_chan(cg_module *m, const ast_node *s);
+/* Before a body is generated: finds the vars its spawn blocks capture. */
+void cg_task_prepare(cg_module *m, const ast_node *body);
+/* Storage of a local at its declaration: an entry alloca, or for a var a
+ * spawn block captures, a fresh collected cell (a T*, like the alloca). */
+LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t, const char *name);
+/* Generates a function `name` of type fnty whose body is block, with the
+ * given locals (decl, value) stored at entry; keeps the current function's
+ * state. result is the body's OxL result type (NULL: None). */
+LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, const ast_node *block,
+                              const sema_type *result);
+
+/* test.c: the test table and the C main of a test binary */
+bool cg_emit_tests(cg_module *m);
 /* map.c: maps */
 LLVMValueRef cg_map_new(cg_module *m, const sema_type *t);
 LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e);

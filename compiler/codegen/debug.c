@@ -28,7 +28,6 @@ struct cg_debug {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef cu;
     LLVMMetadataRef fn_type; /* every subprogram's (untyped) signature */
-    LLVMMetadataRef sp;      /* the function being generated */
     LLVMMetadataRef ty_int, ty_dur, ty_bool, ty_str;
     dbg_file *files;
     uint32_t nfiles, cap_files;
@@ -118,25 +117,46 @@ void cg_debug_function(cg_module *m, const ast_node *fn) {
     size_t len;
     const char *link = LLVMGetValueName2(m->fn, &len);
     const char *name = fn->name ? fn->name : link;
-    g->sp = LLVMDIBuilderCreateFunction(g->dib, f, name, strlen(name), link, len, f, line, g->fn_type, 1, 1, line,
-                                        LLVMDIFlagPrototyped, 0);
-    LLVMSetSubprogram(m->fn, g->sp);
+    LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(g->dib, f, name, strlen(name), link, len, f, line, g->fn_type, 1,
+                                                     1, line, LLVMDIFlagPrototyped, 0);
+    LLVMSetSubprogram(m->fn, sp);
     /* cg_stmt and cg_expr restore the location of m->at after each
      * construct: until the first one, that is the function's */
     m->at = fn->span;
     cg_debug_loc(m, fn->span);
 }
 
-void cg_debug_loc(cg_module *m, base_span at) {
+/* The subprogram of the function being generated. A body made outside
+ * cg_function (a spawn block, a test) gets an artificial one at its first
+ * construct, so its lines and locals are kept too. */
+static LLVMMetadataRef cur_sp(cg_module *m, base_span at) {
+    if (!m->fn || at.file == BASE_NO_FILE) return NULL;
+    LLVMMetadataRef sp = LLVMGetSubprogram(m->fn);
+    if (sp) return sp;
+    if (!m->dbg) dbg_init(m, at.file);
     struct cg_debug *g = m->dbg;
-    if (!g || !g->sp || at.file == BASE_NO_FILE) return;
+    LLVMMetadataRef f = file_md(m, at.file);
+    unsigned line = diag_position(m->d, at).line;
+    size_t len;
+    const char *name = LLVMGetValueName2(m->fn, &len);
+    sp = LLVMDIBuilderCreateFunction(g->dib, f, name, len, name, len, f, line, g->fn_type, 1, 1, line,
+                                     LLVMDIFlagPrototyped | LLVMDIFlagArtificial, 0);
+    LLVMSetSubprogram(m->fn, sp);
+    return sp;
+}
+
+void cg_debug_loc(cg_module *m, base_span at) {
+    LLVMMetadataRef sp = cur_sp(m, at);
+    if (!sp) return;
     base_pos p = diag_position(m->d, at);
-    LLVMSetCurrentDebugLocation2(m->b, LLVMDIBuilderCreateDebugLocation(m->ctx, p.line, p.col, g->sp, NULL));
+    LLVMSetCurrentDebugLocation2(m->b, LLVMDIBuilderCreateDebugLocation(m->ctx, p.line, p.col, sp, NULL));
 }
 
 void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) {
+    if (!decl->name || decl->span.file == BASE_NO_FILE || !LLVMIsAInstruction(slot)) return;
+    LLVMMetadataRef sp = cur_sp(m, decl->span);
     struct cg_debug *g = m->dbg;
-    if (!g || !g->sp || !decl->name || decl->span.file == BASE_NO_FILE) return;
+    if (!sp || !g) return;
     const sema_type *t = decl->type;
     LLVMMetadataRef ty = NULL;
     if (t) switch (t->kind) {
@@ -155,25 +175,43 @@ void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) {
         for (uint32_t i = 0; i < m->fn_decl->list.len; i++)
             if (m->fn_decl->list.items[i] == decl) argno = i + 1;
     LLVMMetadataRef var =
-        argno ? LLVMDIBuilderCreateParameterVariable(g->dib, g->sp, decl->name, strlen(decl->name), argno, f, p.line,
-                                                     ty, 1, LLVMDIFlagZero)
-              : LLVMDIBuilderCreateAutoVariable(g->dib, g->sp, decl->name, strlen(decl->name), f, p.line, ty, 1,
+        argno ? LLVMDIBuilderCreateParameterVariable(g->dib, sp, decl->name, strlen(decl->name), argno, f, p.line, ty,
+                                                     1, LLVMDIFlagZero)
+              : LLVMDIBuilderCreateAutoVariable(g->dib, sp, decl->name, strlen(decl->name), f, p.line, ty, 1,
                                                 LLVMDIFlagZero, 0);
-    LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(m->ctx, p.line, p.col, g->sp, NULL);
+    LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(m->ctx, p.line, p.col, sp, NULL);
     LLVMMetadataRef expr = LLVMDIBuilderCreateExpression(g->dib, NULL, 0);
-    /* right after the alloca (allocas sit at the top of the entry block) */
+    /* right after the slot (allocas sit at the top of the entry block) */
     LLVMValueRef next = LLVMGetNextInstruction(slot);
     if (next) LLVMDIBuilderInsertDeclareBefore(g->dib, slot, var, expr, loc, next);
     else LLVMDIBuilderInsertDeclareAtEnd(g->dib, slot, var, expr, loc, LLVMGetInstructionParent(slot));
 }
 
-/* Gives f an artificial subprogram and moves every location of its
- * instructions into it (same line and column; instructions without one get
- * `line`). For functions made outside cg_function: the C main, and the
- * helpers and task bodies other parts generate while an OxL function is
- * open, whose instructions carry that function's locations; a location in
- * a function must belong to that function's subprogram. */
-static void adopt(cg_module *m, LLVMValueRef f, LLVMMetadataRef file, unsigned line, const char *name, bool local) {
+/* Moves every location in f into f's subprogram sp (same line and column;
+ * instructions without one get `line`): a location in a function must
+ * belong to its subprogram, and instructions made while another function
+ * was being generated, or before a body's subprogram existed, carry
+ * another one's. */
+static void rescope(cg_module *m, LLVMValueRef f, LLVMMetadataRef sp, unsigned line) {
+    LLVMMetadataRef dflt = NULL;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            LLVMMetadataRef old = LLVMInstructionGetDebugLoc(i);
+            if (old && LLVMDILocationGetScope(old) == sp) continue;
+            if (old) {
+                LLVMInstructionSetDebugLoc(i, LLVMDIBuilderCreateDebugLocation(m->ctx, LLVMDILocationGetLine(old),
+                                                                               LLVMDILocationGetColumn(old), sp, NULL));
+            } else {
+                if (!dflt) dflt = LLVMDIBuilderCreateDebugLocation(m->ctx, line, 0, sp, NULL);
+                LLVMInstructionSetDebugLoc(i, dflt);
+            }
+        }
+}
+
+/* An artificial subprogram for f, a function made outside cg_function
+ * with no OxL body of its own (the C main, formatting helpers). */
+static LLVMMetadataRef adopt(cg_module *m, LLVMValueRef f, LLVMMetadataRef file, unsigned line, const char *name,
+                             bool local) {
     struct cg_debug *g = m->dbg;
     size_t len;
     const char *link = LLVMGetValueName2(f, &len);
@@ -182,16 +220,7 @@ static void adopt(cg_module *m, LLVMValueRef f, LLVMMetadataRef file, unsigned l
         LLVMDIBuilderCreateFunction(g->dib, file, name, strlen(name), link, len, file, line, g->fn_type, local, 1, line,
                                     LLVMDIFlagPrototyped | LLVMDIFlagArtificial, 0);
     LLVMSetSubprogram(f, sp);
-    LLVMMetadataRef dflt = LLVMDIBuilderCreateDebugLocation(m->ctx, line, 0, sp, NULL);
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-            LLVMMetadataRef old = LLVMInstructionGetDebugLoc(i);
-            LLVMMetadataRef loc = dflt;
-            if (old && LLVMDILocationGetScope(old) != sp)
-                loc = LLVMDIBuilderCreateDebugLocation(m->ctx, LLVMDILocationGetLine(old),
-                                                       LLVMDILocationGetColumn(old), sp, NULL);
-            LLVMInstructionSetDebugLoc(i, loc);
-        }
+    return sp;
 }
 
 /* The first location in f, or NULL. */
@@ -206,26 +235,28 @@ static LLVMMetadataRef first_loc(LLVMValueRef f) {
 
 /* The C main is at OxL main's line (at -O2 the OxL main is inlined into
  * it, and instructions in a function without a subprogram would be left
- * out of the line table); every other function without a subprogram is
- * adopted where its first location is. Then the DIBuilder is finalized. */
+ * out of the line table); another function without a subprogram but with
+ * locations is adopted where its first location is; then every function's
+ * locations are moved into its own subprogram, and the DIBuilder is
+ * finalized. */
 void cg_debug_finish(cg_module *m, const ast_node *main_fn) {
     struct cg_debug *g = m->dbg;
     LLVMSetCurrentDebugLocation2(m->b, NULL);
     if (!g) return;
     for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
-        if (!LLVMCountBasicBlocks(f) || LLVMGetSubprogram(f)) continue;
+        if (!LLVMCountBasicBlocks(f)) continue;
+        LLVMMetadataRef sp = LLVMGetSubprogram(f);
         size_t len;
         const char *name = LLVMGetValueName2(f, &len);
-        if (strcmp(name, "main") == 0 && main_fn && main_fn->span.file != BASE_NO_FILE) {
-            adopt(m, f, file_md(m, main_fn->span.file), diag_position(m->d, main_fn->span).line, "main", false);
-            continue;
+        if (!sp && strcmp(name, "main") == 0 && main_fn && main_fn->span.file != BASE_NO_FILE) {
+            sp = adopt(m, f, file_md(m, main_fn->span.file), diag_position(m->d, main_fn->span).line, "main", false);
+        } else if (!sp) {
+            LLVMMetadataRef l = first_loc(f);
+            if (!l) continue; /* no OxL source behind it: no debug info */
+            sp = adopt(m, f, LLVMDIScopeGetFile(LLVMDILocationGetScope(l)), LLVMDILocationGetLine(l), NULL, true);
         }
-        LLVMMetadataRef l = first_loc(f);
-        if (!l) continue; /* no OxL source behind it: no debug info */
-        LLVMMetadataRef scope = LLVMDILocationGetScope(l);
-        adopt(m, f, LLVMDIScopeGetFile(scope), LLVMDILocationGetLine(l), NULL, true);
+        rescope(m, f, sp, LLVMDISubprogramGetLine(sp));
     }
-    g->sp = NULL;
     LLVMDIBuilderFinalize(g->dib);
 }
 

@@ -463,25 +463,17 @@ static LLVMValueRef call_value(cg_module *m, const ast_node *e, const ast_node *
     return call_result(m, LLVMBuildCall2(m->b, fty, fp, args, ft->nitems, ""));
 }
 
-/* Instant.now(): as std.time.now() (the runtime's clock: virtual inside a
- * simulation). */
-static LLVMValueRef instant_now(cg_module *m) {
-    LLVMValueRef f = cg_runtime_fn(m, "oxl_std_time_now", m->t_i64, NULL, 0, false);
-    return call_rt(m, f, NULL, 0);
-}
-
 static LLVMValueRef call(cg_module *m, const ast_node *e) {
     const ast_node *callee = e->a;
     const sema_sym *s = callee->sym;
+    LLVMValueRef handled;
+    if (cg_task_call(m, e, &handled)) return handled;
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a &&
         (is_kind(callee->a, TY_STRING) || is_kind(callee->a, TY_BYTES) || is_kind(callee->a, TY_LIST) ||
          is_kind(callee->a, TY_MAP)))
         return cg_method(m, e);
     if (e->type && e->type->kind == TY_MAP && (callee->kind == AST_INDEX || callee->kind == AST_TYPE_NAME))
         return cg_map_new(m, e->type); /* Map[K, V]() */
-    if (callee->kind == AST_FIELD_ACCESS && callee->a && callee->a->sym && e->type && e->type->kind == TY_INSTANT &&
-        ((const sema_sym *)callee->a->sym)->kind == SYM_TYPE)
-        return instant_now(m); /* Instant.now() */
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRUCT) && callee->type &&
         callee->type->kind == TY_FN)
         return call_value(m, e, callee);
@@ -603,7 +595,7 @@ static LLVMValueRef expr(cg_module *m, const ast_node *e) {
     case AST_LIST_LIT: return list_lit(m, e);
     case AST_MAP_LIT: return cg_map_lit(m, e);
     case AST_STRUCT_LIT: return cg_struct_lit(m, e);
-    case AST_SPAWN: cg_unsupported(m, e->span, "spawn"); return NULL;
+    case AST_SPAWN: return cg_spawn(m, e);
     case AST_NONE: return LLVMConstNull(m->t_ptr);
     case AST_IS: return is_test(m, e);
     case AST_MATCH: return cg_match(m, e, true);

@@ -81,6 +81,7 @@ bool cg_function(cg_module *m, const ast_node *fn) {
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);
     cg_debug_function(m, fn);
+    cg_task_prepare(m, fn->b);
     const sema_sig *sig = s->sig;
     for (uint32_t i = 0; i < sig->nparams; i++) {
         const ast_node *pd = fn->list.items[i];

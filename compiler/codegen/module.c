@@ -135,7 +135,11 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     case TY_NEVER:
         if (result) return m->t_void;
         break;
-    default: break;
+    default: {
+        LLVMTypeRef tt = cg_task_type(m, t);
+        if (tt) return tt;
+        break;
+    }
     }
     cg_unsupported(m, at, type_kind_name(t));
     return NULL;
@@ -179,24 +183,38 @@ static bool fns_of(cg_module *m, const base_vec *items, const sema_pkg *pkg, int
     return ok;
 }
 
+/* main runs as the root task of a real-time scheduler run (oxl_rt_main),
+ * so tasks, channels and sleeps work in every program. */
 static void emit_c_main(cg_module *m, LLVMValueRef oxl_main) {
     LLVMTypeRef pargs[2] = {m->t_i32, LLVMPointerType(m->t_ptr, 0)};
     LLVMValueRef f = LLVMAddFunction(m->mod, "main", LLVMFunctionType(m->t_i32, pargs, 2, 0));
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
     LLVMPositionBuilderAtEnd(m->b, bb);
-    LLVMValueRef init = cg_runtime_fn(m, "oxl_rt_init", m->t_void, NULL, 0, false);
-    LLVMValueRef flush = cg_runtime_fn(m, "oxl_rt_flush", m->t_void, NULL, 0, false);
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(init)), init, NULL, 0, "");
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(oxl_main)), oxl_main, NULL, 0, "");
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(flush)), flush, NULL, 0, "");
-    LLVMBuildRet(m->b, LLVMConstInt(m->t_i32, 0, 0));
+    LLVMTypeRef ps[1] = {LLVMTypeOf(oxl_main)};
+    LLVMValueRef rt_main = cg_runtime_fn(m, "oxl_rt_main", m->t_i32, ps, 1, false);
+    LLVMValueRef st = LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(rt_main)), rt_main, &oxl_main, 1, "");
+    LLVMBuildRet(m->b, st);
 }
 
+static cg_module *build(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir,
+                        bool tests);
+
 cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_name) {
+    return build(d, prog, module_name, NULL, false);
+}
+
+cg_module *cg_build_tests(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir) {
+    return build(d, prog, module_name, pkg_dir, true);
+}
+
+static cg_module *build(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir,
+                        bool tests) {
     cg_module *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->d = d;
     m->prog = prog;
+    m->tests = tests;
+    m->pkg_dir = pkg_dir;
     m->ctx = LLVMContextCreate();
     m->mod = LLVMModuleCreateWithNameInContext(module_name, m->ctx);
     LLVMSetSourceFileName(m->mod, module_name, strlen(module_name));
@@ -236,7 +254,9 @@ cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_n
         }
         if (!ok || m->failed || diag_errors(d)) break;
     }
-    if (ok && !m->failed && !main_fn) {
+    if (tests) {
+        if (ok && !m->failed && !diag_errors(d)) ok = cg_emit_tests(m);
+    } else if (ok && !m->failed && !main_fn) {
         base_span none = {BASE_NO_FILE, 0, 0};
         diag_report(d, DIAG_ERROR, none, "package '%s' has no 'fn main()' to build", root->path ? root->path : "main");
         ok = false;
@@ -248,10 +268,12 @@ cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_n
         cg_free(m);
         return NULL;
     }
-    char *mname = cg_fn_symbol(m, main_fn, root);
-    emit_c_main(m, LLVMGetNamedFunction(m->mod, mname));
-    free(mname);
-    cg_debug_finish(m, main_fn);
+    if (!tests) {
+        char *mname = cg_fn_symbol(m, main_fn, root);
+        emit_c_main(m, LLVMGetNamedFunction(m->mod, mname));
+        free(mname);
+    }
+    cg_debug_finish(m, tests ? NULL : main_fn);
 
     /* A verifier failure is a bug of this generator: name the function. */
     for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
@@ -293,6 +315,7 @@ void cg_free(cg_module *m) {
     LLVMContextDispose(m->ctx);
     free(m->files);
     free(m->locals);
+    free(m->boxed);
     free(m->helpers);
     free(m);
 }

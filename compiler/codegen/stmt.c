@@ -61,7 +61,7 @@ static bool let_stmt(cg_module *m, const ast_node *s) {
     }
     LLVMTypeRef t = cg_type(m, s->type, s->name_span, false);
     if (!t) return false;
-    LLVMValueRef slot = cg_entry_alloca(m, t, s->name ? s->name : "");
+    LLVMValueRef slot = cg_local_storage(m, s, t, s->name ? s->name : "");
     if (!v && !(v = cg_zero(m, s->type, s->name_span))) return false;
     LLVMBuildStore(m->b, v, slot);
     cg_add_local(m, s, slot);
@@ -122,7 +122,8 @@ static bool eval_place(cg_module *m, const ast_node *t, place *p) {
 
 static LLVMValueRef place_load(cg_module *m, place *p) {
     switch (p->kind) {
-    case 'l': return LLVMBuildLoad2(m->b, LLVMGetAllocatedType(p->slot), p->slot, "");
+    case 'l': /* an alloca, or the collected cell of a var a spawn block captures */
+        return LLVMBuildLoad2(m->b, cg_type(m, p->t, p->at, false), p->slot, "");
     case 'f': return cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, p->slot, ""), p->t);
     case 'i': return cg_from_word(m, cg_list_at(m, p->obj, p->key, p->at), p->t);
     default: return cg_from_word(m, cg_map_at(m, p->obj, p->key, p->at), p->t);
@@ -260,6 +261,7 @@ static bool for_list(cg_module *m, const ast_node *s) {
 
 static bool for_stmt(cg_module *m, const ast_node *s) {
     const ast_node *r = strip(s->a);
+    if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_CHAN) return cg_for_chan(m, s);
     if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_LIST) return for_list(m, s);
     if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_MAP) return cg_for_map(m, s);
     if (r->kind != AST_RANGE || s->name2) {
@@ -374,7 +376,7 @@ static bool stmt(cg_module *m, const ast_node *s) {
     case AST_RETURN: return return_stmt(m, s);
     case AST_ASSERT: return assert_stmt(m, s);
     case AST_MATCH: return cg_match(m, s, false) != NULL;
-    case AST_SELECT: cg_unsupported(m, s->span, "select"); return false;
+    case AST_SELECT: return cg_select(m, s);
     default: cg_unsupported(m, s->span, "this statement"); return false;
     }
 }

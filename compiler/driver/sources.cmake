@@ -16,7 +16,7 @@ else()
   set(OXL_HAVE_SEMA OFF)
 endif()
 
-add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c)
+add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/build.c)
 target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c)
 target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE
