@@ -3,7 +3,8 @@
  * under gdb with a breakpoint on oxl_panic_at: the backtrace must name each
  * OxL frame at main.oxl:<line>. The object's line table (llvm-dwarfdump-14
  * --debug-line) must name main.oxl and have a row for every statement line
- * and none past the end of the file. Two builds give the same bytes; a
+ * and none past the end of the file. A panic inside a spawned task has the
+ * spawn block's body in its backtrace. Two builds give the same bytes; a
  * program with a type error gives a file:line:col error and no executable.
  *
  *   debug_info_test OXL */
@@ -131,6 +132,41 @@ static void check_identical(void) {
     free(out);
 }
 
+/* A panic inside a task: the backtrace goes through the spawn block's
+ * body (a function of its own, with an artificial subprogram). */
+static const char task_program[] =
+    "fn work(n: Int) -> Int {\n"   /* 1 */
+    "  var s = 0\n"                /* 2 */
+    "  for i in 0..n {\n"          /* 3 */
+    "    s += i\n"                 /* 4 */
+    "  }\n"                        /* 5 */
+    "  return s / (n - 3)\n"       /* 6: division by zero for n = 3 */
+    "}\n"                          /* 7 */
+    "\n"                           /* 8 */
+    "fn main() {\n"                /* 9 */
+    "  let t = spawn {\n"          /* 10 */
+    "    let k = 3\n"              /* 11 */
+    "    work(k)\n"                /* 12 */
+    "  }\n"                        /* 13 */
+    "  print(t.join())\n"          /* 14 */
+    "}\n";
+
+static void check_task(void) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/task/main.oxl", dir);
+    char *out;
+    cmd_run(NULL, "mkdir -p '%s/task'", dir);
+    cmd_write(path, task_program);
+    int st = cmd_run(&out, "cd '%s/task' && '%s' build main.oxl -o prog && timeout 120 gdb -batch -nx "
+                           "-ex 'set debuginfod enabled off' -ex 'break oxl_panic_at' -ex run -ex bt ./prog </dev/null",
+                     dir, oxl);
+    tap_is_int(st, 0, "a task's panic: build and gdb exit 0");
+    bool a = tap_ok(frame_at(out, "work", "main.oxl:6"), "backtrace: work at main.oxl:6");
+    bool b = tap_ok(frame_at(out, "oxl.spawn.", "main.oxl:12"), "backtrace: the spawn block's body at main.oxl:12");
+    if (!a || !b) tap_diag("gdb said:\n%s", out);
+    free(out);
+}
+
 static void check_bad_program(void) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/bad.oxl", dir);
@@ -164,6 +200,7 @@ int main(int argc, char **argv) {
     check_gdb("-O2");
     check_line_table();
     check_identical();
+    check_task();
     check_bad_program();
 
     if (tap_failures() == 0) cmd_remove_tree(dir);
