@@ -74,9 +74,15 @@ static LLVMMetadataRef basic_type(struct cg_debug *g, const char *name, uint64_t
     return LLVMDIBuilderCreateBasicType(g->dib, name, strlen(name), bits, encoding, LLVMDIFlagZero);
 }
 
-/* Created with the first function, so the compile unit is named after the
- * first source that has code. */
+/* Created with the first function. The compile unit is named after the
+ * root package's first source (imported packages' functions may come
+ * first). */
 static void dbg_init(cg_module *m, uint32_t first_file) {
+    const sema_pkg *root = m->prog ? m->prog->root : NULL;
+    if (root && root->files.len) {
+        const ast_node *f0 = root->files.items[0];
+        if (f0 && f0->span.file != BASE_NO_FILE) first_file = f0->span.file;
+    }
     struct cg_debug *g = calloc(1, sizeof *g);
     if (!g) {
         fputs("oxl: out of memory\n", stderr);
