@@ -79,9 +79,15 @@ int main(int argc, char **argv) {
     /* the public headers and library serve C programs too */
     snprintf(path, sizeof path, "%s/c_main.c", work);
     cmd_write(path, c_main);
-    st = cmd_run(&out, "cd '%s' && cc -std=c17 -I'%s/moved/include/oxl' c_main.c '%s/moved/lib/oxl/liboxlrt.a' -lgc "
-                       "-lpthread -lm -o c_prog && ./c_prog",
-                 work, prefix, prefix);
+#ifdef OXL_TEST_SANITIZE
+    static const char san[] = "-fsanitize=address,undefined"; /* the runtime was built with them */
+#else
+    static const char san[] = "";
+#endif
+    st = cmd_run(&out,
+                 "cd '%s' && cc -std=c17 %s -I'%s/moved/include/oxl' c_main.c '%s/moved/lib/oxl/liboxlrt.a' -lgc "
+                 "-lpthread -lm -o c_prog && ./c_prog",
+                 work, san, prefix, prefix);
     tap_is_int(st, 0, "a C program builds against include/oxl and lib/oxl");
     tap_contains(out, "from C\n", "and runs");
     free(out);
