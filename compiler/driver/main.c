@@ -12,6 +12,7 @@
 #endif
 #ifdef OXL_HAVE_CODEGEN
 #include "codegen/codegen.h"
+#include "driver/test_runner.h"
 #endif
 
 #include <dirent.h>
@@ -53,6 +54,11 @@ static const char usage_text[] =
     "                  (-c: an object only; --emit-llvm: textual LLVM IR)\n"
     "  run <package-dir | file.oxl> [-O2] [-###] [-- args]\n"
     "                  build to a temporary file, run it, exit with its status\n"
+    "  test [package-dir] [options]\n"
+    "                  build the package's test binary and run its unit and sim\n"
+    "                  tests, each seed in a process of its own (docs/testing.md;\n"
+    "                  exit status 0 pass, 1 failed, 2 usage, 3 not built,\n"
+    "                  4 no test matched, 5 not deterministic)\n"
     "  version         print the version\n"
     "  help            print this help\n"
     "\n"
@@ -631,6 +637,7 @@ int main(int argc, char **argv) {
 #ifdef OXL_HAVE_CODEGEN
     if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2, false);
     if (strcmp(cmd, "run") == 0) return cmd_build(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "test") == 0) return tr_command(argc - 2, argv + 2);
 #endif
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         if (argc > 2) {
