@@ -13,8 +13,9 @@
 #define CG_MAX_LOCALS_INIT 16
 
 typedef struct cg_local {
-    const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR or AST_PARAM */
+    const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR, AST_PARAM, AST_ARM, ... */
     LLVMValueRef slot;    /* alloca */
+    int second;           /* the second variable of `for k, v in ...` */
 } cg_local;
 
 typedef struct cg_loop {
@@ -48,7 +49,28 @@ struct cg_module {
     uint32_t nlocals, cap_locals;
     cg_loop *loop;
     LLVMValueRef sb_slot; /* oxl_sb in the entry block, created on first use */
+
+    /* task.c: `var`s that a spawn block captures live in collected cells
+     * (a set of their declarations, looked up by identity only) */
+    const ast_node **boxed;
+    uint32_t nboxed, cap_boxed;
+    unsigned nspawns;
+    /* test.c: building a test binary (no main) */
+    bool tests;
+    const char *pkg_dir;
+    base_span at;         /* the construct being generated: where a check panics */
+
+    /* per-type helper functions (formatting), defined when first used */
+    struct cg_helper *helpers;
+    uint32_t nhelpers, cap_helpers;
 };
+
+/* A generated helper function for one type: kind 'f' formats a value. */
+typedef struct cg_helper {
+    int kind;
+    const sema_type *t;
+    LLVMValueRef fn;
+} cg_helper;
 
 /* module.c */
 void cg_unsupported(cg_module *m, base_span at, const char *what);
@@ -65,22 +87,78 @@ bool cg_function(cg_module *m, const ast_node *fn);
 LLVMValueRef cg_entry_alloca(cg_module *m, LLVMTypeRef t, const char *name);
 LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl);
 void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot);
+void cg_add_local2(cg_module *m, const ast_node *decl, LLVMValueRef slot); /* name2 of a for */
+/* The slot of a local or parameter symbol (also the origin of a narrowed
+ * view: it has the same declaration). */
+LLVMValueRef cg_sym_slot(cg_module *m, const sema_sym *s);
 bool cg_terminated(cg_module *m);
 void cg_start_dead_block(cg_module *m);
 
 /* stmt.c */
+LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at);
 bool cg_block(cg_module *m, const ast_node *block);
 bool cg_stmt(cg_module *m, const ast_node *s);
 
 /* expr.c */
 LLVMValueRef cg_expr(cg_module *m, const ast_node *e);
 LLVMValueRef cg_operand(cg_module *m, const ast_node *e, LLVMTypeRef want);
+/* e converted to type `to` (cg_coerce): every place sema checks S into T. */
+LLVMValueRef cg_value(cg_module *m, const ast_node *e, const sema_type *to);
+LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);
 LLVMValueRef cg_to_string(cg_module *m, const ast_node *e);
 void cg_panic_call(cg_module *m, const char *rt_fn, base_span at);
 LLVMValueRef cg_to_word(cg_module *m, LLVMValueRef v, const sema_type *t);
 LLVMValueRef cg_from_word(cg_module *m, LLVMValueRef w, const sema_type *t);
 LLVMValueRef cg_list_len(cg_module *m, LLVMValueRef list);
 LLVMValueRef cg_list_at(cg_module *m, LLVMValueRef list, LLVMValueRef i, base_span at);
+
+/* task.c: tasks, channels, select and time (docs/oxl-build.md) */
+LLVMTypeRef cg_task_type(cg_module *m, const sema_type *t); /* Chan, Task, Instant; else NULL */
+bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out); /* handled here? */
+LLVMValueRef cg_spawn(cg_module *m, const ast_node *e);
+bool cg_select(cg_module *m, const ast_node *s);
+bool cg_for_chan(cg_module *m, const ast_node *s);
+/* Before a body is generated: finds the vars its spawn blocks capture. */
+void cg_task_prepare(cg_module *m, const ast_node *body);
+/* Storage of a local at its declaration: an entry alloca, or for a var a
+ * spawn block captures, a fresh collected cell (a T*, like the alloca). */
+LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t, const char *name);
+/* Generates a function `name` of type fnty whose body is block, with the
+ * given locals (decl, value) stored at entry; keeps the current function's
+ * state. result is the body's OxL result type (NULL: None). */
+LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, const ast_node *block,
+                              const sema_type *result);
+
+/* test.c: the test table and the C main of a test binary */
+bool cg_emit_tests(cg_module *m);
+/* map.c (maps) */
+LLVMValueRef cg_map_new(cg_module *m, const sema_type *t);
+
+/* union.c: unions and optionals (a pointer to an oxl_box; none is NULL). */
+/* v of type `from` where `to` is expected (sema allows it, or a narrowing
+ * proved it): boxes a member into a union, keeps the box when widening,
+ * checks the tag when narrowing (a wrong one panics "union mismatch:
+ * expected T, got U" at m->at). */
+LLVMValueRef cg_coerce(cg_module *m, LLVMValueRef v, const sema_type *from, const sema_type *to);
+/* The tag of v (of type t): the member's type id; none is the id of None. */
+LLVMValueRef cg_union_tag(cg_module *m, LLVMValueRef v, const sema_type *t);
+/* True when the tag names a member of `set` (a type or a union). */
+LLVMValueRef cg_tag_in(cg_module *m, LLVMValueRef tag, const sema_type *set);
+/* The word of a box known to hold a non-None member. */
+LLVMValueRef cg_box_word(cg_module *m, LLVMValueRef box);
+/* == between comparable values of types lt and rt (one assignable to the
+ * other): tags first, then the values. */
+LLVMValueRef cg_values_eq(cg_module *m, LLVMValueRef l, const sema_type *lt, LLVMValueRef r, const sema_type *rt);
+/* The type's name as OxL writes it (for messages); into buf. */
+const char *cg_type_name(const sema_type *t, char *buf, size_t size);
+/* `match` as a statement (result NULL) or an expression. */
+LLVMValueRef cg_match(cg_module *m, const ast_node *s, bool as_expr);
+bool cg_is_string_like(const sema_type *t);
+
+/* fmt.c: the natural text form of every value (interpolation, print). */
+/* Appends v (of type t) to the builder sb; top-level Strings unquoted. */
+bool cg_fmt_append(cg_module *m, LLVMValueRef sb, LLVMValueRef v, const sema_type *t, base_span at);
+LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n);
 
 /* target.c */
 bool cg_target_init(cg_module *m);

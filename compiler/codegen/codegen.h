@@ -16,6 +16,11 @@ typedef struct cg_module cg_module;
  * functions it has), verifies it and sets the host triple and data layout.
  * Returns NULL when an error was reported. */
 cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_name);
+/* Builds the test binary's module of the root package: every test block
+ * of sema_program.tests, a table of them and a C main that calls
+ * oxl_test_main (docs/test-binary.md); no `fn main()` is needed. File names
+ * in the table are relative to pkg_dir. NULL when an error was reported. */
+cg_module *cg_build_tests(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir);
 /* opt_level 0 (nothing) or 2 (the legacy pass manager builder at -O2). */
 void cg_optimize(cg_module *m, int opt_level);
 /* Textual LLVM IR. False with a message on stderr when it cannot be written. */

@@ -51,6 +51,18 @@ LLVMValueRef cg_operand(cg_module *m, const ast_node *e, LLVMTypeRef want) {
     return v;
 }
 
+LLVMValueRef cg_value(cg_module *m, const ast_node *e, const sema_type *to) {
+    LLVMTypeRef want = cg_type(m, to, e->span, false);
+    if (!want) return NULL;
+    LLVMValueRef v = cg_operand(m, e, want);
+    if (!v || LLVMIsUndef(v)) return v;
+    base_span save = m->at;
+    m->at = e->span;
+    v = cg_coerce(m, v, e->type, to);
+    m->at = save;
+    return v;
+}
+
 static LLVMValueRef i64c(cg_module *m, long long v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
 
 static LLVMValueRef arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at) {
@@ -100,7 +112,7 @@ static LLVMValueRef logic(cg_module *m, const ast_node *e) {
 static bool is_kind(const ast_node *e, sema_tkind k) { return e->type && e->type->kind == k; }
 
 /* Int and Duration are both i64 words; sema has checked which mixes exist. */
-static bool int_like(const ast_node *e) { return is_kind(e, TY_INT) || is_kind(e, TY_DURATION); }
+static bool int_like(const ast_node *e) { return is_kind(e, TY_INT) || is_kind(e, TY_DURATION) || is_kind(e, TY_INSTANT); }
 
 /* A runtime predicate returning C bool, declared as i8 and tested != 0. */
 static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMValueRef *args, unsigned n) {
@@ -130,9 +142,27 @@ static LLVMValueRef string_binary(cg_module *m, const ast_node *e) {
     return LLVMBuildICmp(m->b, p, c, LLVMConstInt(m->t_i32, 0, 0), "");
 }
 
+/* == and != on unions, optionals, none and Bytes: tags, then values. */
+static LLVMValueRef equality(cg_module *m, const ast_node *e) {
+    LLVMTypeRef lt = cg_type(m, e->a->type, e->a->span, false), rt = cg_type(m, e->b->type, e->b->span, false);
+    if (!lt || !rt) return NULL;
+    LLVMValueRef l = cg_operand(m, e->a, lt);
+    if (!l) return NULL;
+    LLVMValueRef r = cg_operand(m, e->b, rt);
+    if (!r) return NULL;
+    LLVMValueRef eq = cg_values_eq(m, l, e->a->type, r, e->b->type);
+    return e->op == AST_OP_NE ? LLVMBuildNot(m->b, eq, "") : eq;
+}
+
+static bool needs_equality(const ast_node *x) {
+    return is_kind(x, TY_UNION) || is_kind(x, TY_NONE) || is_kind(x, TY_BYTES);
+}
+
 static LLVMValueRef binary(cg_module *m, const ast_node *e) {
     if (e->op == AST_OP_AND || e->op == AST_OP_OR) return logic(m, e);
     const ast_node *a = e->a;
+    if ((e->op == AST_OP_EQ || e->op == AST_OP_NE) && (needs_equality(a) || needs_equality(e->b)))
+        return equality(m, e);
     if (is_kind(a, TY_STRING) && is_kind(e->b, TY_STRING)) return string_binary(m, e);
     bool ints = int_like(a) && int_like(e->b);
     bool bools = is_kind(a, TY_BOOL) && is_kind(e->b, TY_BOOL);
@@ -190,36 +220,13 @@ static bool sb_append(cg_module *m, LLVMValueRef sb, const ast_node *e) {
         call_rt(m, f, args, 3);
         return true;
     }
-    const char *fname;
-    if (is_kind(e, TY_INT)) {
-        fname = "oxl_sb_int";
-        ps[1] = m->t_i64;
-    } else if (is_kind(e, TY_BOOL)) {
-        fname = "oxl_sb_bool";
-        ps[1] = m->t_i1;
-    } else if (is_kind(e, TY_DURATION)) {
-        fname = "oxl_sb_dur";
-        ps[1] = m->t_i64;
-    } else if (is_kind(e, TY_STRING)) {
-        fname = "oxl_sb_str";
-    } else {
-        cg_unsupported(m, e->span, "interpolating values of this type");
-        return false;
-    }
     LLVMValueRef v = cg_expr(m, e);
     if (!v) return false;
-    LLVMValueRef f = cg_runtime_fn(m, fname, m->t_void, ps, 2, false);
-    if (is_kind(e, TY_BOOL)) {
-        unsigned k = LLVMGetEnumAttributeKindForName("zeroext", 7);
-        LLVMAddAttributeAtIndex(f, 2, LLVMCreateEnumAttribute(m->ctx, k, 0));
+    if (cg_terminated(m)) { /* "{panic(...)}" */
+        cg_start_dead_block(m);
+        return true;
     }
-    LLVMValueRef args[2] = {sb, v};
-    LLVMValueRef c = call_rt(m, f, args, 2);
-    if (is_kind(e, TY_BOOL)) {
-        unsigned k = LLVMGetEnumAttributeKindForName("zeroext", 7);
-        LLVMAddCallSiteAttribute(c, 2, LLVMCreateEnumAttribute(m->ctx, k, 0));
-    }
-    return true;
+    return cg_fmt_append(m, sb, v, e->type, e->span);
 }
 
 LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
@@ -241,16 +248,20 @@ LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
 
 /* ---- lists: struct oxl_list_obj { int64_t len, cap; oxl_word *items; } ---- */
 
+static bool word_is_int(const sema_type *t) {
+    return t->kind == TY_INT || t->kind == TY_DURATION || t->kind == TY_INSTANT;
+}
+
 LLVMValueRef cg_to_word(cg_module *m, LLVMValueRef v, const sema_type *t) {
     if (t->kind == TY_BOOL) return LLVMBuildZExt(m->b, v, m->t_i64, "");
-    if (t->kind == TY_STRING) return LLVMBuildPtrToInt(m->b, v, m->t_i64, "");
-    return v;
+    if (word_is_int(t)) return v;
+    return LLVMBuildPtrToInt(m->b, v, m->t_i64, ""); /* every other value is a pointer */
 }
 
 LLVMValueRef cg_from_word(cg_module *m, LLVMValueRef w, const sema_type *t) {
     if (t->kind == TY_BOOL) return LLVMBuildTrunc(m->b, w, m->t_i1, "");
-    if (t->kind == TY_STRING) return LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
-    return w;
+    if (word_is_int(t)) return w;
+    return LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
 }
 
 static LLVMValueRef list_field(cg_module *m, LLVMValueRef list, unsigned idx, LLVMTypeRef t) {
@@ -299,7 +310,7 @@ static LLVMValueRef list_lit(cg_module *m, const ast_node *e) {
     if (!elt) return NULL;
     for (uint32_t i = 0; i < e->list.len; i++) {
         const ast_node *x = e->list.items[i];
-        LLVMValueRef v = cg_operand(m, x, elt);
+        LLVMValueRef v = cg_value(m, x, et);
         if (!v) return NULL;
         list_push(m, list, cg_to_word(m, v, et), x->span);
     }
@@ -337,7 +348,7 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e) {
         return NULL;
     }
     const sema_type *et = callee->a->type->elem;
-    LLVMValueRef v = cg_operand(m, arg->a, cg_type(m, et, arg->span, false));
+    LLVMValueRef v = cg_value(m, arg->a, et);
     if (!v) return NULL;
     list_push(m, list, cg_to_word(m, v, et), e->span);
     return LLVMConstInt(m->t_i1, 0, 0);
@@ -381,13 +392,135 @@ static LLVMValueRef string_method(cg_module *m, const ast_node *e) {
     return call_rt(m, cg_runtime_fn(m, methods[k].rt, m->t_ptr, ps, 1, false), args, 1);
 }
 
+/* The arguments of a call in parameter order: positional ones, then
+ * labelled ones, evaluated in the order written; then the defaults of the
+ * parameters left out, evaluated afresh at each call. */
+static bool call_args(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValueRef *vals) {
+    const ast_node *given[SEMA_MAX_PARAMS + 1] = {0};
+    uint32_t pos = 0;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *arg = e->list.items[i];
+        uint32_t k = pos;
+        if (arg->name) {
+            for (k = 0; k < sig->nparams && strcmp(sig->params[k].name ? sig->params[k].name : "", arg->name); k++) {
+            }
+        } else {
+            pos++;
+        }
+        if (k >= sig->nparams || k > SEMA_MAX_PARAMS) {
+            cg_unsupported(m, arg->span, "this argument");
+            return false;
+        }
+        given[k] = arg;
+        if (!(vals[k] = cg_value(m, arg->a, sig->params[k].type))) return false;
+    }
+    for (uint32_t k = 0; k < sig->nparams && k <= SEMA_MAX_PARAMS; k++) {
+        if (given[k]) continue;
+        const ast_node *d = sig->params[k].dflt;
+        if (!d) {
+            cg_unsupported(m, e->span, "a call without one of its arguments");
+            return false;
+        }
+        if (!(vals[k] = cg_value(m, d, sig->params[k].type))) return false;
+    }
+    return true;
+}
+
+static void add_zext(cg_module *m, LLVMValueRef f, LLVMValueRef call, unsigned idx) {
+    unsigned k = LLVMGetEnumAttributeKindForName("zeroext", 7);
+    if (f) LLVMAddAttributeAtIndex(f, idx, LLVMCreateEnumAttribute(m->ctx, k, 0));
+    if (call) LLVMAddCallSiteAttribute(call, idx, LLVMCreateEnumAttribute(m->ctx, k, 0));
+}
+
+/* An extern fn: the runtime's C function, with the C ABI of its types
+ * (Bool is a zero-extended i1, as clang passes a C bool). */
+static LLVMValueRef extern_fn(cg_module *m, const sema_sym *s, base_span at) {
+    /* sema mangled it: oxl_ + package path + mods + name, joined by _ */
+    const char *buf = s->cname ? s->cname : s->name;
+    LLVMValueRef f = LLVMGetNamedFunction(m->mod, buf);
+    if (f) return f;
+    const sema_sig *sig = s->sig;
+    LLVMTypeRef res = cg_type(m, sig->result, at, true);
+    if (!res) return NULL;
+    LLVMTypeRef ps[SEMA_MAX_PARAMS + 1];
+    for (uint32_t i = 0; i < sig->nparams && i <= SEMA_MAX_PARAMS; i++)
+        if (!(ps[i] = cg_type(m, sig->params[i].type, at, false))) return NULL;
+    f = LLVMAddFunction(m->mod, buf, LLVMFunctionType(res, ps, sig->nparams, 0));
+    for (uint32_t i = 0; i < sig->nparams; i++)
+        if (sig->params[i].type->kind == TY_BOOL) add_zext(m, f, NULL, i + 1);
+    if (sig->result && sig->result->kind == TY_BOOL) add_zext(m, f, NULL, LLVMAttributeReturnIndex);
+    return f;
+}
+
+/* The value of a call whose LLVM result may be void: none. */
+static LLVMValueRef call_result(cg_module *m, LLVMValueRef r) {
+    if (LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind) return LLVMConstNull(m->t_ptr);
+    return r;
+}
+
+static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
+    LLVMValueRef f;
+    if (s->is_extern) {
+        f = extern_fn(m, s, e->span);
+    } else {
+        char *name = cg_fn_symbol(m, s->decl, s->pkg);
+        f = LLVMGetNamedFunction(m->mod, name);
+        free(name);
+    }
+    if (!f) {
+        if (!m->failed) cg_unsupported(m, e->span, "calls to this function");
+        return NULL;
+    }
+    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
+    if (!call_args(m, e, s->sig, args)) return NULL;
+    LLVMValueRef r = call_rt(m, f, args, s->sig->nparams);
+    if (s->is_extern) {
+        for (uint32_t i = 0; i < s->sig->nparams; i++)
+            if (s->sig->params[i].type->kind == TY_BOOL) add_zext(m, NULL, r, i + 1);
+        if (s->sig->result && s->sig->result->kind == TY_BOOL) add_zext(m, NULL, r, LLVMAttributeReturnIndex);
+    }
+    return call_result(m, r);
+}
+
+/* The LLVM function type of an OxL function type. */
+LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at) {
+    LLVMTypeRef res = cg_type(m, ft->elem, at, true);
+    if (!res) return NULL;
+    LLVMTypeRef ps[SEMA_MAX_PARAMS + 1];
+    for (uint32_t i = 0; i < ft->nitems && i <= SEMA_MAX_PARAMS; i++)
+        if (!(ps[i] = cg_type(m, ft->items[i], at, false))) return NULL;
+    return LLVMFunctionType(res, ps, ft->nitems, 0);
+}
+
+/* f(x) where f is a value of a function type: positional arguments only. */
+static LLVMValueRef call_value(cg_module *m, const ast_node *e, const ast_node *callee) {
+    const sema_type *ft = callee->type;
+    LLVMTypeRef fty = cg_fn_type(m, ft, e->span);
+    if (!fty) return NULL;
+    LLVMValueRef fv = cg_operand(m, callee, m->t_ptr);
+    if (!fv) return NULL;
+    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
+    for (uint32_t i = 0; i < e->list.len && i < ft->nitems && i <= SEMA_MAX_PARAMS; i++) {
+        const ast_node *arg = e->list.items[i];
+        if (!(args[i] = cg_value(m, arg->a, ft->items[i]))) return NULL;
+    }
+    LLVMValueRef fp = LLVMBuildBitCast(m->b, fv, LLVMPointerType(fty, 0), "");
+    return call_result(m, LLVMBuildCall2(m->b, fty, fp, args, ft->nitems, ""));
+}
+
 static LLVMValueRef call(cg_module *m, const ast_node *e) {
     const ast_node *callee = e->a;
     const sema_sym *s = callee->sym;
+    LLVMValueRef handled;
+    if (cg_task_call(m, e, &handled)) return handled;
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRING))
         return string_method(m, e);
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_LIST)) return list_method(m, e);
-    if (callee->kind != AST_IDENT || !s) {
+    if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRUCT) && callee->type &&
+        callee->type->kind == TY_FN)
+        return call_value(m, e, callee);
+    if (!s) {
+        if (callee->type && callee->type->kind == TY_FN) return call_value(m, e, callee);
         cg_unsupported(m, e->span, "this kind of call");
         return NULL;
     }
@@ -398,51 +531,35 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
         if (s->builtin == BI_PRINT) {
             LLVMTypeRef ps[1] = {m->t_ptr};
             call_rt(m, cg_runtime_fn(m, "oxl_print", m->t_void, ps, 1, false), &str, 1);
-            return LLVMConstInt(m->t_i1, 0, 0);
+            return LLVMConstNull(m->t_ptr);
         }
         LLVMTypeRef ps[3] = {m->t_ptr, m->t_i32, m->t_ptr};
         LLVMValueRef f = cg_runtime_fn(m, "oxl_panic_msg", m->t_void, ps, 3, true);
         LLVMValueRef args[3] = {cg_file_ptr(m, e->span), cg_line(m, e->span), str};
         call_rt(m, f, args, 3);
         LLVMBuildUnreachable(m->b);
-        return LLVMConstInt(m->t_i1, 0, 0);
+        return LLVMConstNull(m->t_ptr);
     }
-    if (s->kind != SYM_FN || s->is_extern || s->is_rpc || s->pkg != m->prog->root || !s->sig) {
-        cg_unsupported(m, e->span, s->is_extern ? "calls to extern functions" : "calls to this function");
-        return NULL;
-    }
-    char *name = cg_fn_symbol(m, s->decl, m->prog->root);
-    LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
-    free(name);
-    if (!f) {
-        cg_unsupported(m, e->span, "calls to this function");
-        return NULL;
-    }
-    if (e->list.len != s->sig->nparams) {
-        cg_unsupported(m, e->span, "default arguments");
-        return NULL;
-    }
-    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    for (uint32_t i = 0; i < e->list.len && i <= SEMA_MAX_PARAMS; i++) {
-        const ast_node *arg = e->list.items[i];
-        if (arg->name) {
-            cg_unsupported(m, arg->span, "named arguments");
-            return NULL;
-        }
-        if (!(args[i] = cg_operand(m, arg->a, LLVMTypeOf(LLVMGetParam(f, i))))) return NULL;
-    }
-    LLVMValueRef r = call_rt(m, f, args, e->list.len);
-    if (LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind) return LLVMConstInt(m->t_i1, 0, 0);
-    return r;
+    if (s->kind == SYM_FN && !s->is_rpc && s->sig) return call_fn(m, e, s);
+    if ((s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && callee->type && callee->type->kind == TY_FN)
+        return call_value(m, e, callee);
+    cg_unsupported(m, e->span, "calls to this function");
+    return NULL;
 }
 
 static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     const sema_sym *s = e->sym;
     if (s && (s->kind == SYM_LOCAL || s->kind == SYM_PARAM)) {
-        LLVMValueRef slot = cg_local_slot(m, s->decl);
-        LLVMTypeRef t = cg_type(m, e->type, e->span, false);
+        LLVMValueRef slot = cg_sym_slot(m, s);
+        /* a narrowed view (docs/language.md 7.7) reads its origin's slot
+         * and unboxes or re-checks the member */
+        const sema_type *held = s->owner ? s->owner->type : s->type;
+        LLVMTypeRef t = cg_type(m, held, e->span, false);
         if (!t) return NULL;
-        if (slot) return LLVMBuildLoad2(m->b, t, slot, e->name ? e->name : "");
+        if (slot) {
+            LLVMValueRef v = LLVMBuildLoad2(m->b, t, slot, e->name ? e->name : "");
+            return s->owner ? cg_coerce(m, v, held, s->type) : v;
+        }
     }
     if (s && s->kind == SYM_CONST && s->cval) {
         if (s->cval->kind == CV_INT) return i64c(m, s->cval->i);
@@ -453,7 +570,30 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     return NULL;
 }
 
+static LLVMValueRef is_test(cg_module *m, const ast_node *e) {
+    const sema_type *t = e->a->type;
+    LLVMTypeRef lt = cg_type(m, t, e->a->span, false);
+    if (!lt) return NULL;
+    LLVMValueRef v = cg_operand(m, e->a, lt);
+    if (!v) return NULL;
+    if (!e->b || !e->b->type) {
+        cg_unsupported(m, e->span, "this 'is' test");
+        return NULL;
+    }
+    return cg_tag_in(m, cg_union_tag(m, v, t), e->b->type);
+}
+
+static LLVMValueRef expr(cg_module *m, const ast_node *e);
+
 LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
+    base_span save = m->at;
+    m->at = e->span;
+    LLVMValueRef v = expr(m, e);
+    m->at = save;
+    return v;
+}
+
+static LLVMValueRef expr(cg_module *m, const ast_node *e) {
     switch (e->kind) {
     case AST_INT: return i64c(m, e->ival);
     case AST_BOOL: return LLVMConstInt(m->t_i1, e->ival != 0, 0);
@@ -468,9 +608,10 @@ LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
     case AST_LIST_LIT: return list_lit(m, e);
     case AST_MAP_LIT: cg_unsupported(m, e->span, "map literals"); return NULL;
     case AST_STRUCT_LIT: cg_unsupported(m, e->span, "struct literals"); return NULL;
-    case AST_SPAWN: cg_unsupported(m, e->span, "spawn"); return NULL;
-    case AST_NONE: cg_unsupported(m, e->span, "none"); return NULL;
-    case AST_IS: cg_unsupported(m, e->span, "'is' tests"); return NULL;
+    case AST_SPAWN: return cg_spawn(m, e);
+    case AST_NONE: return LLVMConstNull(m->t_ptr);
+    case AST_IS: return is_test(m, e);
+    case AST_MATCH: return cg_match(m, e, true);
     case AST_INDEX: return index_expr(m, e);
     case AST_FIELD_ACCESS: cg_unsupported(m, e->span, "field and method access"); return NULL;
     default: cg_unsupported(m, e->span, "this expression"); return NULL;

@@ -17,7 +17,7 @@ LLVMValueRef cg_entry_alloca(cg_module *m, LLVMTypeRef t, const char *name) {
     return a;
 }
 
-void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) {
+static void add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, int second) {
     if (m->nlocals == m->cap_locals) {
         m->cap_locals = m->cap_locals ? m->cap_locals * 2 : CG_MAX_LOCALS_INIT;
         cg_local *l = realloc(m->locals, m->cap_locals * sizeof *l);
@@ -29,14 +29,28 @@ void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) {
     }
     m->locals[m->nlocals].decl = decl;
     m->locals[m->nlocals].slot = slot;
+    m->locals[m->nlocals].second = second;
     m->nlocals++;
 }
 
-LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl) {
+void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) { add_local(m, decl, slot, 0); }
+
+void cg_add_local2(cg_module *m, const ast_node *decl, LLVMValueRef slot) { add_local(m, decl, slot, 1); }
+
+static LLVMValueRef find_local(cg_module *m, const ast_node *decl, int second) {
     for (uint32_t i = m->nlocals; i-- > 0;)
-        if (m->locals[i].decl == decl) return m->locals[i].slot;
+        if (m->locals[i].decl == decl && m->locals[i].second == second) return m->locals[i].slot;
     return NULL;
 }
+
+LLVMValueRef cg_sym_slot(cg_module *m, const sema_sym *s) {
+    const ast_node *d = s->decl;
+    if (!d) return NULL;
+    int second = d->kind == AST_FOR && d->name2 && s->name == d->name2 && s->name != d->name;
+    return find_local(m, d, second);
+}
+
+LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl) { return find_local(m, decl, 0); }
 
 bool cg_terminated(cg_module *m) {
     LLVMBasicBlockRef bb = LLVMGetInsertBlock(m->b);
@@ -52,7 +66,7 @@ void cg_start_dead_block(cg_module *m) {
 
 bool cg_function(cg_module *m, const ast_node *fn) {
     const sema_sym *s = fn->sym;
-    char *name = cg_fn_symbol(m, fn, m->prog->root);
+    char *name = cg_fn_symbol(m, fn, s ? s->pkg : NULL);
     m->fn = LLVMGetNamedFunction(m->mod, name);
     free(name);
     if (!m->fn) {
@@ -65,6 +79,7 @@ bool cg_function(cg_module *m, const ast_node *fn) {
     m->sb_slot = NULL;
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);
+    cg_task_prepare(m, fn->b);
     const sema_sig *sig = s->sig;
     for (uint32_t i = 0; i < sig->nparams; i++) {
         const ast_node *pd = fn->list.items[i];

@@ -68,17 +68,29 @@ LLVMValueRef cg_line(cg_module *m, base_span at) {
     return LLVMConstInt(m->t_i32, diag_position(m->d, at).line, 0);
 }
 
+/* oxl.<package>.<mod>...<name>: unique per function of the program. */
 char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     (void)m;
+    const sema_sym *s = fn->sym;
+    if (!pkg && s) pkg = s->pkg;
     const char *p = pkg && pkg->path ? pkg->path : "main";
+    const char *mods[SEMA_MAX_NESTING];
+    int nmods = 0;
     size_t n = strlen("oxl.") + strlen(p) + 1 + strlen(fn->name) + 1;
-    char *s = malloc(n);
-    if (!s) {
+    for (const sema_scope *sc = s ? s->scope : NULL; sc && nmods < SEMA_MAX_NESTING; sc = sc->parent)
+        if (sc->owner && sc->owner->kind == SYM_MODULE && sc->owner->name) {
+            mods[nmods++] = sc->owner->name;
+            n += strlen(sc->owner->name) + 1;
+        }
+    char *out = malloc(n);
+    if (!out) {
         fputs("oxl: out of memory\n", stderr);
         abort();
     }
-    snprintf(s, n, "oxl.%s.%s", p, fn->name);
-    return s;
+    size_t len = (size_t)snprintf(out, n, "oxl.%s.", p);
+    while (nmods-- > 0) len += (size_t)snprintf(out + len, n - len, "%s.", mods[nmods]);
+    snprintf(out + len, n - len, "%s", fn->name);
+    return out;
 }
 
 static const char *type_kind_name(const sema_type *t) {
@@ -106,26 +118,34 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     }
     switch (t->kind) {
     case TY_INT:
-    case TY_DURATION: return m->t_i64;
+    case TY_DURATION:
+    case TY_INSTANT: return m->t_i64;
     case TY_BOOL: return m->t_i1;
-    case TY_STRING: return m->t_ptr;
-    case TY_LIST: /* a pointer to struct oxl_list_obj; elements are words */
-        if (t->elem && (t->elem->kind == TY_INT || t->elem->kind == TY_BOOL || t->elem->kind == TY_STRING ||
-                        t->elem->kind == TY_DURATION))
-            return m->t_ptr;
-        cg_unsupported(m, at, "lists of this element type");
-        return NULL;
-    case TY_NONE:
+    /* pointers to GC memory; a union is a pointer to its box, none NULL */
+    case TY_STRING:
+    case TY_BYTES:
+    case TY_LIST:
+    case TY_MAP:
+    case TY_CHAN:
+    case TY_TASK:
+    case TY_STRUCT:
+    case TY_UNION:
+    case TY_FN: return m->t_ptr;
+    case TY_NONE: return result ? m->t_void : m->t_ptr;
     case TY_NEVER:
         if (result) return m->t_void;
         break;
-    default: break;
+    default: {
+        LLVMTypeRef tt = cg_task_type(m, t);
+        if (tt) return tt;
+        break;
+    }
     }
     cg_unsupported(m, at, type_kind_name(t));
     return NULL;
 }
 
-/* Declares every function of the root package (so calls may go forward). */
+/* Declares one function (all are declared before any is generated). */
 static bool declare_fn(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     if (fn->flags & AST_F_EXTERN || !fn->b) return true; /* reported when called */
     const sema_sym *s = fn->sym;
@@ -149,24 +169,52 @@ static bool declare_fn(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     return true;
 }
 
+static bool fns_of(cg_module *m, const base_vec *items, const sema_pkg *pkg, int pass) {
+    bool ok = true;
+    for (uint32_t k = 0; k < items->len; k++) {
+        const ast_node *it = items->items[k];
+        if (it->kind == AST_MOD) {
+            ok = fns_of(m, &it->list, pkg, pass) && ok;
+            continue;
+        }
+        if (it->kind != AST_FN || (it->flags & AST_F_EXTERN) || !it->b || !it->sym) continue;
+        ok = (pass == 0 ? declare_fn(m, it, pkg) : cg_function(m, it)) && ok;
+    }
+    return ok;
+}
+
+/* main runs as the root task of a real-time scheduler run (oxl_rt_main),
+ * so tasks, channels and sleeps work in every program. */
 static void emit_c_main(cg_module *m, LLVMValueRef oxl_main) {
     LLVMTypeRef pargs[2] = {m->t_i32, LLVMPointerType(m->t_ptr, 0)};
     LLVMValueRef f = LLVMAddFunction(m->mod, "main", LLVMFunctionType(m->t_i32, pargs, 2, 0));
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
     LLVMPositionBuilderAtEnd(m->b, bb);
-    LLVMValueRef init = cg_runtime_fn(m, "oxl_rt_init", m->t_void, NULL, 0, false);
-    LLVMValueRef flush = cg_runtime_fn(m, "oxl_rt_flush", m->t_void, NULL, 0, false);
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(init)), init, NULL, 0, "");
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(oxl_main)), oxl_main, NULL, 0, "");
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(flush)), flush, NULL, 0, "");
-    LLVMBuildRet(m->b, LLVMConstInt(m->t_i32, 0, 0));
+    LLVMTypeRef ps[1] = {LLVMTypeOf(oxl_main)};
+    LLVMValueRef rt_main = cg_runtime_fn(m, "oxl_rt_main", m->t_i32, ps, 1, false);
+    LLVMValueRef st = LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(rt_main)), rt_main, &oxl_main, 1, "");
+    LLVMBuildRet(m->b, st);
 }
 
+static cg_module *build(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir,
+                        bool tests);
+
 cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_name) {
+    return build(d, prog, module_name, NULL, false);
+}
+
+cg_module *cg_build_tests(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir) {
+    return build(d, prog, module_name, pkg_dir, true);
+}
+
+static cg_module *build(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir,
+                        bool tests) {
     cg_module *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->d = d;
     m->prog = prog;
+    m->tests = tests;
+    m->pkg_dir = pkg_dir;
     m->ctx = LLVMContextCreate();
     m->mod = LLVMModuleCreateWithNameInContext(module_name, m->ctx);
     LLVMSetSourceFileName(m->mod, module_name, strlen(module_name));
@@ -187,23 +235,28 @@ cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_n
     const sema_pkg *root = prog->root;
     const ast_node *main_fn = NULL;
     bool ok = true;
+    for (uint32_t i = 0; i < root->files.len; i++) {
+        const ast_node *file = root->files.items[i];
+        for (uint32_t k = 0; k < file->list.len; k++) {
+            const ast_node *it = file->list.items[k];
+            if (it->kind == AST_FN && it->name && strcmp(it->name, "main") == 0 && it->b) main_fn = it;
+        }
+    }
+    /* every function of every package (imported ones and `mod`s too):
+     * declared first, so calls may go forward */
     for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < root->files.len; i++) {
-            const ast_node *file = root->files.items[i];
-            for (uint32_t k = 0; k < file->list.len; k++) {
-                const ast_node *it = file->list.items[k];
-                if (it->kind != AST_FN) continue;
-                if (pass == 0) {
-                    if (it->name && strcmp(it->name, "main") == 0 && it->b) main_fn = it;
-                    ok = declare_fn(m, it, root) && ok;
-                } else if (!(it->flags & AST_F_EXTERN) && it->b) {
-                    ok = cg_function(m, it) && ok;
-                }
+        for (uint32_t pi = 0; pi < prog->packages.len; pi++) {
+            const sema_pkg *pkg = prog->packages.items[pi];
+            for (uint32_t i = 0; i < pkg->files.len; i++) {
+                const ast_node *file = pkg->files.items[i];
+                ok = fns_of(m, &file->list, pkg, pass) && ok;
             }
         }
         if (!ok || m->failed || diag_errors(d)) break;
     }
-    if (ok && !m->failed && !main_fn) {
+    if (tests) {
+        if (ok && !m->failed && !diag_errors(d)) ok = cg_emit_tests(m);
+    } else if (ok && !m->failed && !main_fn) {
         base_span none = {BASE_NO_FILE, 0, 0};
         diag_report(d, DIAG_ERROR, none, "package '%s' has no 'fn main()' to build", root->path ? root->path : "main");
         ok = false;
@@ -215,9 +268,11 @@ cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_n
         cg_free(m);
         return NULL;
     }
-    char *mname = cg_fn_symbol(m, main_fn, root);
-    emit_c_main(m, LLVMGetNamedFunction(m->mod, mname));
-    free(mname);
+    if (!tests) {
+        char *mname = cg_fn_symbol(m, main_fn, root);
+        emit_c_main(m, LLVMGetNamedFunction(m->mod, mname));
+        free(mname);
+    }
 
     /* A verifier failure is a bug of this generator: name the function. */
     for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
@@ -258,5 +313,7 @@ void cg_free(cg_module *m) {
     LLVMContextDispose(m->ctx);
     free(m->files);
     free(m->locals);
+    free(m->boxed);
+    free(m->helpers);
     free(m);
 }

@@ -10,6 +10,11 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/function.c
   ${CMAKE_CURRENT_LIST_DIR}/stmt.c
   ${CMAKE_CURRENT_LIST_DIR}/expr.c
+  ${CMAKE_CURRENT_LIST_DIR}/task.c
+  ${CMAKE_CURRENT_LIST_DIR}/test.c
+  ${CMAKE_CURRENT_LIST_DIR}/union.c
+  ${CMAKE_CURRENT_LIST_DIR}/fmt.c
+  ${CMAKE_CURRENT_LIST_DIR}/map.c
   ${CMAKE_CURRENT_LIST_DIR}/target.c)
 target_include_directories(oxlcodegen SYSTEM PUBLIC ${OXL_LLVM_INCLUDE})
 target_include_directories(oxlcodegen PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)

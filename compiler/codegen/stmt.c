@@ -18,9 +18,35 @@ static void br_to(cg_module *m, LLVMBasicBlockRef bb) {
     if (!cg_terminated(m)) LLVMBuildBr(m->b, bb);
 }
 
+/* The zero value of docs/language.md 3.3 for `var x: T`. */
+LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at) {
+    switch (t->kind) {
+    case TY_STRING:
+    case TY_BYTES: {
+        LLVMTypeRef ps[2] = {m->t_ptr, m->t_i64};
+        LLVMValueRef f = cg_runtime_fn(m, "oxl_str_from_lit", m->t_ptr, ps, 2, false);
+        LLVMValueRef args[2] = {cg_cstring(m, "", 0), LLVMConstInt(m->t_i64, 0, 0)};
+        return cg_call(m, f, args, 2);
+    }
+    case TY_LIST: {
+        LLVMTypeRef ps[1] = {m->t_i64};
+        LLVMValueRef n = LLVMConstInt(m->t_i64, 0, 0);
+        return cg_call(m, cg_runtime_fn(m, "oxl_list_new", m->t_ptr, ps, 1, false), &n, 1);
+    }
+    case TY_MAP: return cg_map_new(m, t);
+    default: {
+        LLVMTypeRef lt = cg_type(m, t, at, false);
+        return lt ? LLVMConstNull(lt) : NULL; /* 0, false, 0s, the epoch, none */
+    }
+    }
+}
+
 static bool let_stmt(cg_module *m, const ast_node *s) {
     LLVMValueRef v = NULL;
-    if (s->b) {
+    if (s->b && s->type && s->type->kind != TY_ERROR && s->type->kind != TY_NEVER) {
+        if (!(v = cg_value(m, s->b, s->type))) return false;
+        if (LLVMIsUndef(v) && cg_terminated(m)) return true;
+    } else if (s->b) {
         v = cg_expr(m, s->b);
         if (!v) return false;
     }
@@ -35,8 +61,8 @@ static bool let_stmt(cg_module *m, const ast_node *s) {
     }
     LLVMTypeRef t = cg_type(m, s->type, s->name_span, false);
     if (!t) return false;
-    LLVMValueRef slot = cg_entry_alloca(m, t, s->name ? s->name : "");
-    if (!v) v = LLVMConstNull(t);
+    LLVMValueRef slot = cg_local_storage(m, s, t, s->name ? s->name : "");
+    if (!v && !(v = cg_zero(m, s->type, s->name_span))) return false;
     LLVMBuildStore(m->b, v, slot);
     cg_add_local(m, s, slot);
     return true;
@@ -64,7 +90,7 @@ static bool assign_index(cg_module *m, const ast_node *s, const ast_node *t) {
     int op = s->op;
     LLVMValueRef v;
     if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
-        v = cg_operand(m, s->b, elt);
+        v = cg_value(m, s->b, et);
         if (!v) return false;
     } else {
         cg_unsupported(m, s->span, "compound assignment to list elements");
@@ -81,14 +107,14 @@ static bool assign_stmt(cg_module *m, const ast_node *s) {
     const ast_node *t = strip(s->a);
     if (t->kind == AST_INDEX) return assign_index(m, s, t);
     const sema_sym *sym = t->kind == AST_IDENT ? t->sym : NULL;
-    LLVMValueRef slot = sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM) ? cg_local_slot(m, sym->decl) : NULL;
+    LLVMValueRef slot = sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM) ? cg_sym_slot(m, sym) : NULL;
     if (!slot) {
         cg_unsupported(m, s->a->span, "assigning to this target");
         return false;
     }
     int op = s->op;
     if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
-        LLVMValueRef v = cg_operand(m, s->b, LLVMGetAllocatedType(slot));
+        LLVMValueRef v = cg_value(m, s->b, sym->type);
         if (!v) return false;
         LLVMBuildStore(m->b, v, slot);
         return true;
@@ -184,6 +210,7 @@ static bool for_list(cg_module *m, const ast_node *s) {
 
 static bool for_stmt(cg_module *m, const ast_node *s) {
     const ast_node *r = strip(s->a);
+    if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_CHAN) return cg_for_chan(m, s);
     if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_LIST) return for_list(m, s);
     if (r->kind != AST_RANGE || s->name2) {
         cg_unsupported(m, s->a->span, "for loops over anything but a range");
@@ -219,14 +246,17 @@ static bool for_stmt(cg_module *m, const ast_node *s) {
 }
 
 static bool return_stmt(cg_module *m, const ast_node *s) {
+    const sema_sym *fs = m->fn_decl ? m->fn_decl->sym : NULL;
+    const sema_type *rt = fs && fs->sig ? fs->sig->result : NULL;
     if (s->a) {
-        LLVMValueRef v = cg_expr(m, s->a);
+        bool void_fn = !rt || rt->kind == TY_NONE;
+        LLVMValueRef v = void_fn ? cg_expr(m, s->a) : cg_value(m, s->a, rt);
         if (!v) return false;
         if (cg_terminated(m)) { /* return panic(...) */
             cg_start_dead_block(m);
             return true;
         }
-        if (s->a->type && (s->a->type->kind == TY_NONE)) LLVMBuildRetVoid(m->b);
+        if (void_fn) LLVMBuildRetVoid(m->b);
         else LLVMBuildRet(m->b, v);
     } else {
         LLVMBuildRetVoid(m->b);
@@ -256,7 +286,17 @@ static bool assert_stmt(cg_module *m, const ast_node *s) {
     return true;
 }
 
+static bool stmt(cg_module *m, const ast_node *s);
+
 bool cg_stmt(cg_module *m, const ast_node *s) {
+    base_span save = m->at;
+    m->at = s->span;
+    bool ok = stmt(m, s);
+    m->at = save;
+    return ok;
+}
+
+static bool stmt(cg_module *m, const ast_node *s) {
     switch (s->kind) {
     case AST_BLOCK: return cg_block(m, s);
     case AST_LET:
@@ -281,8 +321,8 @@ bool cg_stmt(cg_module *m, const ast_node *s) {
         return true;
     case AST_RETURN: return return_stmt(m, s);
     case AST_ASSERT: return assert_stmt(m, s);
-    case AST_MATCH: cg_unsupported(m, s->span, "match"); return false;
-    case AST_SELECT: cg_unsupported(m, s->span, "select"); return false;
+    case AST_MATCH: return cg_match(m, s, false) != NULL;
+    case AST_SELECT: return cg_select(m, s);
     default: cg_unsupported(m, s->span, "this statement"); return false;
     }
 }

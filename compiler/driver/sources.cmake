@@ -16,7 +16,7 @@ else()
   set(OXL_HAVE_SEMA OFF)
 endif()
 
-add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c)
+add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/build.c)
 # The test runner without its builder: the oxl executable and the runner's
 # own tests (tests/runner/, which hand it a fake test binary) compile it.
 set(OXL_TEST_RUNNER_SOURCES
@@ -49,9 +49,6 @@ if(OXL_HAVE_SEMA AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/codegen/sources.cmake)
   target_link_libraries(oxl PRIVATE oxlcodegen)
   target_compile_definitions(oxl PRIVATE OXL_HAVE_CODEGEN=1 OXL_RUNTIME_LIB="$<TARGET_FILE:oxlrt>")
   add_dependencies(oxl oxlrt)
-  # oxl test (docs/testing.md); the test binary builder comes with build.c
+  # oxl test (docs/testing.md), with build.c's test binary builder
   target_sources(oxl PRIVATE ${OXL_TEST_RUNNER_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_build.c)
-  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/driver/build.c)
-    target_compile_definitions(oxl PRIVATE OXL_HAVE_TEST_BUILD=1)
-  endif()
 endif()

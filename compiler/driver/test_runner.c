@@ -50,6 +50,7 @@ typedef struct tr_test {
     bool sim;
     uint64_t first, last;
     char *loc, *name;
+    char *shown; /* the name for a terminal: \\, \t, \n and \xNN escaped */
 } tr_test;
 
 /* One process of the plan: a unit test or one seed of a sim test. */
@@ -226,8 +227,8 @@ static int parse_opts(int argc, char **argv, tr_opts *o) {
             }
         } else if ((m = VALUE("--seeds", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
-            if (!parse_seeds(v, &o->seeds_lo, &o->seeds_hi)) {
-                usage("--seeds takes a..b (inclusive, a <= b) or a count N (1..N), not '%s'", v);
+            if (!parse_seeds(v, &o->seeds_lo, &o->seeds_hi) || o->seeds_hi > INT64_MAX) {
+                usage("--seeds takes a..b (inclusive, 0 <= a <= b < 2^63) or a count N (1..N), not '%s'", v);
                 return TR_EXIT_USAGE;
             }
             if (o->seeds_hi - o->seeds_lo >= MAX_SEEDS) {
@@ -237,8 +238,8 @@ static int parse_opts(int argc, char **argv, tr_opts *o) {
             o->has_seeds = true;
         } else if ((m = VALUE("--seed", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
-            if (!parse_u64(v, &o->seed)) {
-                usage("--seed takes a non-negative integer, not '%s'", v);
+            if (!parse_u64(v, &o->seed) || o->seed > INT64_MAX) {
+                usage("--seed takes an integer from 0 to 2^63-1, not '%s'", v);
                 return TR_EXIT_USAGE;
             }
             o->has_seed = true;
@@ -446,6 +447,8 @@ static int get_binary(runner *r) {
     return -1;
 }
 
+static void escape_name(tr_buf *b, const char *s);
+
 /* Runs `<bin> --list` and reads its lines (docs/testing.md). */
 static char *unescape_name(const char *s, size_t n, bool *ok) {
     char *d = tr_xmalloc(n + 1), *q = d;
@@ -552,6 +555,9 @@ static int read_list(runner *r) {
         }
         t.index = (int)idx;
         t.loc = tr_xstrdup(f[4]);
+        tr_buf shown = {0};
+        escape_name(&shown, t.name);
+        t.shown = shown.s;
         if (r->ntests == cap) {
             cap = cap ? cap * 2 : 16;
             r->tests = tr_xrealloc(r->tests, cap * sizeof *r->tests);
@@ -633,8 +639,15 @@ static int cmp_fail(const void *a, const void *b) {
     return c ? c : x->seed < y->seed ? -1 : x->seed > y->seed;
 }
 
+/* As --list writes a name; other control characters (which --list passes
+ * through) as \xNN, so a name never moves the terminal's cursor. */
 static void escape_name(tr_buf *b, const char *s) {
+    tr_buf_add(b, "", 0);
     for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n') {
+            tr_buf_printf(b, "\\x%02x", (unsigned char)*s);
+            continue;
+        }
         if (*s == '\\') tr_buf_puts(b, "\\\\");
         else if (*s == '\t') tr_buf_puts(b, "\\t");
         else if (*s == '\n') tr_buf_puts(b, "\\n");
@@ -965,14 +978,14 @@ static void report_test_end(runner *r, const outcome *oc) {
         clear_progress(r);
         if (!oc->run) {
             printf("%sskip%s %-5s %s (not run: an earlier test failed)\n", paint(r, YELLOW), paint(r, RESET),
-                   kind_name(t), t->name);
+                   kind_name(t), t->shown);
         } else if (oc->passed) {
             if (t->sim)
-                printf("%sok%s   sim   %s (%" PRIu64 " seed%s, %.2f s)\n", paint(r, GREEN), paint(r, RESET), t->name,
+                printf("%sok%s   sim   %s (%" PRIu64 " seed%s, %.2f s)\n", paint(r, GREEN), paint(r, RESET), t->shown,
                        oc->seeds_run, oc->seeds_run == 1 ? "" : "s", oc->seconds);
-            else printf("%sok%s   unit  %s (%.2f s)\n", paint(r, GREEN), paint(r, RESET), t->name, oc->seconds);
+            else printf("%sok%s   unit  %s (%.2f s)\n", paint(r, GREEN), paint(r, RESET), t->shown, oc->seconds);
         } else {
-            printf("%sFAIL%s %-5s %s\n", paint(r, RED), paint(r, RESET), kind_name(t), t->name);
+            printf("%sFAIL%s %-5s %s\n", paint(r, RED), paint(r, RESET), kind_name(t), t->shown);
             tr_buf f = {0};
             failure_text(r, oc, &f);
             printf("%s\n", f.s);
@@ -1398,7 +1411,7 @@ static void run_sim_test(runner *r, outcome *oc, uint64_t total) {
     report_test_start(r, t, total);
     sim_ctx c = {oc};
     char what[256];
-    snprintf(what, sizeof what, "sim %.200s", t->name);
+    snprintf(what, sizeof what, "sim %.200s", t->shown);
     double t0 = tr_now();
     run_batch(r, &g, true, total, what, false, seed_done, &c);
     oc->seconds = tr_now() - t0;
@@ -1444,7 +1457,7 @@ static int list_tests(runner *r) {
         } else {
             char seeds[64] = "";
             if (t->sim) snprintf(seeds, sizeof seeds, "%" PRIu64 "..%" PRIu64, t->first, t->last);
-            tr_buf_printf(&b, "%-4s  %-13s  %s  %s\n", kind_name(t), seeds, t->loc, t->name);
+            tr_buf_printf(&b, "%-4s  %-13s  %s  %s\n", kind_name(t), seeds, t->loc, t->shown);
         }
     }
     emit(&b);
@@ -1535,6 +1548,7 @@ static int run_plan(runner *r) {
 static void free_runner(runner *r) {
     for (size_t i = 0; i < r->ntests; i++) {
         free(r->tests[i].name);
+        free(r->tests[i].shown);
         free(r->tests[i].loc);
     }
     free(r->tests);

@@ -9,9 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef OXL_HAVE_TEST_BUILD
 #include "build.h"
-#endif
 
 #ifndef OXL_STD_DIR
 #define OXL_STD_DIR "std"
@@ -20,20 +18,16 @@
 #define OXL_RUNTIME_LIB "liboxlrt.a"
 #endif
 
-#ifdef OXL_HAVE_TEST_BUILD
 static int build_with_driver(void *ctx, const char *pkg, const char *out, bool show_commands, int opt_level) {
     (void)ctx;
     return drv_build_test_binary(pkg, out, show_commands, opt_level);
 }
-#endif
 
 int tr_command(int argc, char **argv) {
     static char self[PATH_MAX], rt[PATH_MAX + 32];
     tr_hooks h;
     memset(&h, 0, sizeof h);
-#ifdef OXL_HAVE_TEST_BUILD
     h.build = build_with_driver;
-#endif
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = '\0';

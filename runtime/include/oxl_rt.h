@@ -24,6 +24,7 @@
  *   length n exceeds the limit (2^40)
  *   out of memory
  *   assertion failed: <expr text>[: <message>]
+ *   union mismatch: expected T, got U
  *
  * Limits: strings, lists and maps hold at most OXL_MAX_LEN (2^40) bytes or
  * elements; going past that panics.
@@ -188,6 +189,15 @@ void oxl_sb_int(oxl_sb *b, int64_t v);                      /* decimal */
 void oxl_sb_bool(oxl_sb *b, bool v);                        /* true / false */
 void oxl_sb_dur(oxl_sb *b, int64_t ns);                     /* see oxl_dur_to_str */
 void oxl_sb_none(oxl_sb *b);                                /* none */
+/* A string inside a list, map or struct: double-quoted, with \" \\ \{ \n \t
+ * \r and \u{XX} for other control bytes. */
+void oxl_sb_quoted(oxl_sb *b, oxl_string s);
+/* An Instant (Unix nanoseconds) in RFC 3339, UTC, with the fraction of a
+ * second only when not zero and without trailing zeros:
+ * "2026-01-01T00:00:00Z", "2026-01-01T00:00:01.5Z". */
+void oxl_sb_instant(oxl_sb *b, int64_t unix_ns);
+/* Bytes as 0x and two lowercase hex digits per byte ("0x" when empty). */
+void oxl_sb_bytes(oxl_sb *b, oxl_bytes v);
 oxl_string oxl_sb_finish(oxl_sb *b); /* the builder may be reused after oxl_sb_init */
 
 oxl_string oxl_int_to_str(int64_t v);
@@ -261,6 +271,30 @@ oxl_list oxl_map_values(oxl_map m);
  * iteration may compact the map and is not supported: iterate over
  * oxl_map_keys() when the loop body may add keys. */
 bool oxl_map_next(oxl_map m, int64_t *pos, oxl_word *key, oxl_word *val);
+
+/* ---- unions and optionals ------------------------------------------------------ */
+/* A value of a union type (also T?) is a pointer to an immutable box; the
+ * value `none` is NULL. tag is the member's type id as the compiler numbers
+ * types (deterministic for a program); word is the member's value as a word.
+ * Widening A | B to A | B | C keeps the box. */
+typedef struct oxl_box {
+    int64_t tag;
+    oxl_word word;
+} oxl_box;
+typedef const oxl_box *oxl_union;
+oxl_union oxl_box_new(int64_t tag, oxl_word word);
+/* A narrowing that found another member: "union mismatch: expected T, got
+ * U" at file:line. */
+void oxl_panic_union(const char *file, int line, const char *expected, const char *got) OXL_RT_NORETURN OXL_RT_COLD;
+/* The tag of a union value; NULL (none) has none_tag. */
+static inline int64_t oxl_union_tag(oxl_union u, int64_t none_tag) { return u ? u->tag : none_tag; }
+/* Unboxes u as the member `tag` (named expected), panicking on another
+ * member; `got` names u's member (the caller knows the member names). */
+static inline oxl_word oxl_union_unbox(oxl_union u, int64_t tag, const char *expected, const char *got,
+                                       const char *file, int line) {
+    if (OXL_RT_LIKELY(u && u->tag == tag)) return u->word;
+    oxl_panic_union(file, line, expected, got);
+}
 
 static inline oxl_word oxl_word_from_str(oxl_string s) { return (oxl_word)(uintptr_t)s; }
 static inline oxl_string oxl_word_to_str(oxl_word w) { return (oxl_string)(uintptr_t)w; }

@@ -57,6 +57,11 @@ typedef struct oxl_sched_options {
     uint32_t max_tasks;          /* live tasks at once (default 100,000) */
     oxl_world *world;            /* run in this world (its seed is not changed); NULL = make one */
     bool trace_messages;         /* for a world made here (default on) */
+    bool real_time;              /* virtual time follows CLOCK_MONOTONIC: before the World steps to
+                                    its next event the run waits until that much real time has
+                                    passed since the start, so sleeps take real time and the
+                                    schedule is the one virtual time would give (no time limit) */
+    size_t tail_events;          /* on failure, keep the last this many trace events in the result */
 } oxl_sched_options;
 
 typedef enum oxl_sched_status {
@@ -80,11 +85,16 @@ typedef struct oxl_sched_result {
     uint64_t foreign_wakeups; /* calls refused because they came from another thread */
     oxl_time_ns end_time;     /* virtual time at the end */
     char *report;             /* malloc'd failure report (NULL when finished) */
+    char *tail;               /* malloc'd trace tail of a failed run (tail_events), lines
+                                 indented by two spaces; NULL otherwise */
 } oxl_sched_result;
 
 /* Defaults; OXL_SIM_TIME_LIMIT (seconds) overrides the time limit. Returns
  * false (and says why on stderr) when that variable is malformed. */
 bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed);
+/* Defaults for a program outside a simulation (`oxl run`, unit tests):
+ * real-time mode, FIFO policy, seed 0, 1 MiB stacks; reads no environment. */
+void oxl_sched_options_real_time(oxl_sched_options *opt);
 oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_options *opt);
 void oxl_sched_result_free(oxl_sched_result *r);
 /* Exit status for a result: 0 when finished, 101 otherwise (the report is
@@ -116,6 +126,8 @@ void oxl_sleep_at(oxl_dur_ns d, const char *file, int line);
 #define oxl_yield() oxl_yield_at(__FILE__, __LINE__)
 #define oxl_sleep(d) oxl_sleep_at((d), __FILE__, __LINE__)
 oxl_time_ns oxl_now(void);   /* the current node's clock (virtual, possibly skewed) */
+/* True inside a run in real-time mode. */
+bool oxl_sched_is_real_time(void);
 uint64_t oxl_rand(void);     /* the program's seeded stream */
 /* clock.advance / clock.set: sleep until then. Setting a past time panics. */
 void oxl_clock_advance_at(oxl_dur_ns d, const char *file, int line);
@@ -156,6 +168,40 @@ typedef struct oxl_select_case {
 size_t oxl_select_at(oxl_select_case *cases, size_t n, oxl_dur_ns timeout, oxl_chan_status *status,
                      const char *file, int line);
 #define oxl_select(cases, n, timeout, status) oxl_select_at((cases), (n), (timeout), (status), __FILE__, __LINE__)
+
+/* ---- for generated code ------------------------------------------------------------ */
+/* OxL values are 64-bit words (oxl_rt.h). A Task[T] is an oxl_go handle in
+ * collected memory; a Chan[T] is an oxl_chan of words. Every call that can
+ * panic takes the OxL source location. */
+typedef struct oxl_go_handle oxl_go_handle;
+typedef uint64_t (*oxl_thunk)(void *env);
+/* spawn: runs fn(env) in a new task of the running task's node. The handle
+ * and env stay reachable for the collector until the task ends. */
+oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line);
+/* t.join(): the task's result word. Joining again, or from several tasks,
+ * gives the same result; joining a cancelled task (its node was killed)
+ * panics. */
+uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line);
+uint64_t oxl_go_id(const oxl_go_handle *h);
+/* Chan[T](cap): cap 0 is unbuffered; a negative cap panics. */
+oxl_chan *oxl_chan_make(int64_t cap, const char *file, int line);
+/* c.send(v): panics "send on a closed channel". */
+void oxl_chan_send_word(oxl_chan *c, uint64_t w, const char *file, int line);
+/* c.recv(): false (and *w = 0) once closed and drained. */
+bool oxl_chan_recv_word(oxl_chan *c, uint64_t *w, const char *file, int line);
+/* c.close(): panics "close of a closed channel". */
+void oxl_chan_close_at(oxl_chan *c, const char *file, int line);
+int64_t oxl_chan_count(const oxl_chan *c);
+/* select over n arms: chans[i], sends[i] (1 = send words[i], 0 = receive
+ * into words[i]); timeout < 0 waits for ever. Returns the arm taken or n on
+ * timeout; *closed = 1 when a receive arm found its channel closed and
+ * drained. A send arm on a closed channel panics. */
+int64_t oxl_select_words(int64_t n, oxl_chan **chans, const int64_t *sends, uint64_t *words, int64_t timeout,
+                         int32_t *closed, const char *file, int line);
+/* The C main of an OxL program: initialises the runtime and runs main as the
+ * root task of a real-time run (oxl_sched_options_real_time); returns the
+ * exit status (0, or 101 after printing the failure report). */
+int oxl_rt_main(void (*main_fn)(void));
 
 /* ---- NodeState ------------------------------------------------------------------ */
 typedef struct oxl_node_config {

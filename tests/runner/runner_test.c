@@ -834,9 +834,10 @@ static void test_bad_flags(void) {
         const char *msg;
     } cases[] = {
         {{"--kind", "both"}, "--kind takes unit or sim, not 'both'"},
-        {{"--seeds", "5..1"}, "--seeds takes a..b (inclusive, a <= b) or a count N (1..N), not '5..1'"},
+        {{"--seeds", "5..1"}, "--seeds takes a..b (inclusive, 0 <= a <= b < 2^63) or a count N (1..N), not '5..1'"},
         {{"--seeds", "0"}, "not '0'"},
-        {{"--seed", "x"}, "--seed takes a non-negative integer, not 'x'"},
+        {{"--seed", "x"}, "--seed takes an integer from 0 to 2^63-1, not 'x'"},
+        {{"--seed", "9223372036854775808"}, "not '9223372036854775808'"},
         {{"--seed", "-3"}, "not '-3'"},
         {{"-j", "0"}, "-j takes a number of processes from 1 to 1024, not '0'"},
         {{"-t", "-1"}, "--timeout takes seconds"},

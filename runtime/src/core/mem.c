@@ -82,3 +82,15 @@ void oxl_print(oxl_string s) {
     fwrite(s->data, 1, (size_t)s->len, stdout);
     putc('\n', stdout);
 }
+
+oxl_union oxl_box_new(int64_t tag, oxl_word word) {
+    /* scanned memory: the word may point to another object */
+    oxl_box *b = oxl_alloc(sizeof *b);
+    b->tag = tag;
+    b->word = word;
+    return b;
+}
+
+void oxl_panic_union(const char *file, int line, const char *expected, const char *got) {
+    core_panic(file, line, "union mismatch: expected %s, got %s", expected ? expected : "?", got ? got : "?");
+}

@@ -253,6 +253,84 @@ void oxl_sb_bool(oxl_sb *b, bool v) {
 
 void oxl_sb_none(oxl_sb *b) { oxl_sb_lit(b, "none", 4); }
 
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian), counted in
+ * 400-year eras of 146097 days with years starting in March. */
+static void core_civil(int64_t days, int64_t *y, int *mo, int *d) {
+    days += 719468;
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    int64_t doe = days - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *mo = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*mo <= 2);
+}
+
+void oxl_sb_instant(oxl_sb *b, int64_t unix_ns) {
+    int64_t secs = unix_ns / 1000000000, ns = unix_ns % 1000000000;
+    if (ns < 0) {
+        ns += 1000000000;
+        secs--;
+    }
+    int64_t days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    int64_t y;
+    int mo, d;
+    core_civil(days, &y, &mo, &d);
+    char buf[64];
+    int n = snprintf(buf, sizeof buf, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, mo, d, (int)(rem / 3600),
+                     (int)(rem / 60 % 60), (int)(rem % 60));
+    if (ns) {
+        char frac[16];
+        snprintf(frac, sizeof frac, ".%09" PRId64, ns);
+        size_t k = strlen(frac);
+        while (frac[k - 1] == '0') frac[--k] = 0;
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s", frac);
+    }
+    buf[n++] = 'Z';
+    oxl_sb_lit(b, buf, n);
+}
+
+void oxl_sb_bytes(oxl_sb *b, oxl_bytes v) {
+    static const char hex[] = "0123456789abcdef";
+    oxl_sb_lit(b, "0x", 2);
+    for (int64_t i = 0; i < v->len; i++) {
+        unsigned char c = (unsigned char)v->data[i];
+        char two[2] = {hex[c >> 4], hex[c & 15]};
+        oxl_sb_lit(b, two, 2);
+    }
+}
+
+void oxl_sb_quoted(oxl_sb *b, oxl_string s) {
+    oxl_sb_lit(b, "\"", 1);
+    int64_t run = 0; /* start of the bytes not yet copied */
+    for (int64_t i = 0; i < s->len; i++) {
+        unsigned char c = (unsigned char)s->data[i];
+        const char *esc = NULL;
+        char hex[8];
+        if (c == '"') esc = "\\\"";
+        else if (c == '\\') esc = "\\\\";
+        else if (c == '{') esc = "\\{"; /* reads back as a literal */
+        else if (c == '\n') esc = "\\n";
+        else if (c == '\t') esc = "\\t";
+        else if (c == '\r') esc = "\\r";
+        else if (c < 0x20 || c == 0x7f) {
+            snprintf(hex, sizeof hex, "\\u{%x}", c);
+            esc = hex;
+        }
+        if (!esc) continue;
+        oxl_sb_lit(b, s->data + run, i - run);
+        oxl_sb_lit(b, esc, (int64_t)strlen(esc));
+        run = i + 1;
+    }
+    oxl_sb_lit(b, s->data + run, s->len - run);
+    oxl_sb_lit(b, "\"", 1);
+}
+
 /* Writes v / 10^prec with the fraction's trailing zeros (and a bare '.')
  * dropped: 1500, 3 -> "1.5". */
 static int core_fmt_frac(char *out, uint64_t v, int prec) {

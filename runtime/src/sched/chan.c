@@ -8,6 +8,7 @@
  * events; the only choice, among a select's ready cases, is a seeded draw. */
 #include "sched_internal.h"
 
+#include <gc/gc.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +73,31 @@ static inline void elem_copy(size_t size, void *dst, const void *src) {
         memcpy(dst, src, size);
 }
 
+/* Buffered elements of an OxL program are words that may be the only
+ * reference to a collected object: with the collector initialised the
+ * buffer is memory it scans (uncollectable, freed by hand). */
+static void *buf_alloc(const oxl_chan *c, size_t bytes) {
+    if (!c->sched->gc) return sim_xmalloc(bytes);
+    void *p = GC_MALLOC_UNCOLLECTABLE(bytes);
+    if (!p) sim_oom();
+    return p;
+}
+
+static void buf_free(const oxl_chan *c, void *p) {
+    if (!p) return;
+    if (c->sched->gc)
+        GC_FREE(p);
+    else
+        free(p);
+}
+
 static void buf_push(oxl_chan *c, const void *elem) {
     if (c->len == c->buf_cap) { /* grow (bounded ones up to cap) */
         size_t cap = c->buf_cap ? c->buf_cap * 2 : 16;
         if (c->cap != OXL_CHAN_UNBOUNDED && cap > c->cap) cap = c->cap;
-        unsigned char *nb = sim_xmalloc(cap * (c->elem_size ? c->elem_size : 1));
+        unsigned char *nb = buf_alloc(c, cap * (c->elem_size ? c->elem_size : 1));
         for (size_t i = 0; i < c->len; i++) memcpy(nb + i * c->elem_size, slot_at(c, i), c->elem_size);
-        free(c->buf);
+        buf_free(c, c->buf);
         c->buf = nb;
         c->buf_cap = cap;
         c->head = 0;
@@ -89,6 +108,7 @@ static void buf_push(oxl_chan *c, const void *elem) {
 
 static void buf_pop(oxl_chan *c, void *elem) {
     if (elem) elem_copy(c->elem_size, elem, slot_at(c, 0));
+    if (c->sched->gc) memset(slot_at(c, 0), 0, c->elem_size); /* keep nothing alive */
     if (++c->head == c->buf_cap) c->head = 0;
     c->len--;
 }
@@ -126,7 +146,7 @@ void sched_chans_free(oxl_sched *s) {
     oxl_chan *c = s->chans;
     while (c) {
         oxl_chan *next = c->next_all;
-        free(c->buf);
+        buf_free(c, c->buf);
         free(c);
         c = next;
     }
@@ -293,7 +313,7 @@ size_t oxl_select_at(oxl_select_case *cases, size_t n, oxl_dur_ns timeout, oxl_c
     self->line = line;
     self->wake_handle = 0;
     self->fired_case = -1;
-    if (timeout > 0) sched_arm_wake(s, oxl_world_now(s->world) + timeout);
+    if (timeout > 0) sched_arm_wake(s, sched_timer_base(s) + timeout);
     sched_block(s);
     self->wait = WAIT_NONE;
     if (self->fired_case < 0) return n; /* the timeout */

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 _Thread_local oxl_sched *sched_tls;
 #define tls_sched sched_tls
@@ -230,6 +231,52 @@ static oxl_task *pick_next(oxl_sched *s) {
     return t;
 }
 
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * OXL_SEC + ts.tv_nsec;
+}
+
+/* Real-time mode: the time of the next event that will run. A cancelled
+ * event (a select's timeout that lost) may sit at the top of the queue;
+ * waiting for it would only delay the next real one, and a queue of
+ * nothing but cancelled events is a deadlock. */
+static bool next_live_event_time(const oxl_world *w, oxl_time_ns *t) {
+    if (w->heap_len == 0) return false;
+    if (!w->pool[w->heap[0].slot].cancelled) {
+        *t = w->heap[0].time;
+        return true;
+    }
+    bool found = false;
+    for (size_t i = 1; i < w->heap_len; i++) {
+        const sim_heap_item *h = &w->heap[i];
+        if (w->pool[h->slot].cancelled) continue;
+        if (!found || h->time < *t) *t = h->time;
+        found = true;
+    }
+    return found;
+}
+
+/* Where a timer (a sleep, a select's timeout) starts counting. In real time
+ * the run may be behind the clock (tasks computing between events): a
+ * sleep then counts from the real elapsed time, so it lasts at least its
+ * duration, as sleeps do. */
+oxl_time_ns sched_timer_base(oxl_sched *s) {
+    oxl_time_ns now = oxl_world_now(s->world);
+    if (!s->opt.real_time) return now;
+    oxl_time_ns real = s->virt0 + (mono_ns() - s->mono0);
+    return real > now ? real : now;
+}
+
+/* Real-time mode: waits until virtual time t is due on the monotonic clock. */
+static void wait_until_due(oxl_sched *s, oxl_time_ns t) {
+    int64_t due = s->mono0 + (t - s->virt0);
+    if (due <= mono_ns()) return;
+    struct timespec ts = {(time_t)(due / OXL_SEC), (long)(due % OXL_SEC)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
 /* No task is ready: step the World until one is, or until the run must
  * stop (deadlock, time limit, World failure); false then. This runs on the
  * main fiber, or right on the fiber of the task that just blocked, which
@@ -242,7 +289,7 @@ bool sched_drive_world(oxl_sched *s) {
     while (!s->stopping && s->nready == 0) {
         if (oxl_world_failed(w)) break;
         oxl_time_ns t;
-        if (!sim_next_event_time(w, &t)) {
+        if (s->opt.real_time ? !next_live_event_time(w, &t) : !sim_next_event_time(w, &t)) {
             sched_stop(s, OXL_SCHED_DEADLOCK,
                        task_report(s, "deadlock: every task of the deterministic simulation is blocked"));
             break;
@@ -256,6 +303,7 @@ bool sched_drive_world(oxl_sched *s) {
             free(header);
             break;
         }
+        if (s->opt.real_time) wait_until_due(s, t);
         oxl_world_step(w);
         if (oxl_world_now(w) != s->last_time) {
             s->last_time = oxl_world_now(w);
@@ -593,7 +641,7 @@ void oxl_sleep_at(oxl_dur_ns d, const char *file, int line) {
     self->wait = WAIT_SLEEP;
     self->file = file;
     self->line = line;
-    sched_arm_wake(s, oxl_world_now(s->world) + d);
+    sched_arm_wake(s, sched_timer_base(s) + d);
     sched_block(s);
     self->wait = WAIT_NONE;
 }
@@ -623,6 +671,11 @@ uint64_t oxl_rand(void) {
     if (!s) return 0;
     oxl_node_id n = node_world(s->current->node);
     return n == OXL_NO_NODE ? oxl_rng_next(&s->user_rng) : oxl_rng_next(oxl_ctx_rng(oxl_world_ctx(s->world, n)));
+}
+
+bool oxl_sched_is_real_time(void) {
+    oxl_sched *s = sched_enter("oxl_sched_is_real_time");
+    return s && s->opt.real_time;
 }
 
 oxl_world *oxl_sched_world(void) {
@@ -687,6 +740,20 @@ bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed) {
         opt->time_limit = (oxl_dur_ns)(secs * 1e9);
     }
     return true;
+}
+
+void oxl_sched_options_real_time(oxl_sched_options *opt) {
+    memset(opt, 0, sizeof *opt);
+    opt->time_limit = 24 * OXL_HOUR; /* not applied in real time */
+    opt->policy = OXL_POLICY_FIFO;
+    opt->pct_depth = 3;
+    opt->pct_steps = 1000;
+    opt->max_switches = UINT64_MAX;
+    opt->livelock_switches = UINT64_C(100000000);
+    opt->stack_size = 1024 * 1024;
+    opt->max_tasks = 100000;
+    opt->trace_messages = false;
+    opt->real_time = true;
 }
 
 static void main_loop(oxl_sched *s) {
@@ -763,7 +830,9 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     s->label_done = sim_intern(s->world, "done");
     s->label_cancel = sim_intern(s->world, "cancel");
     s->last_time = oxl_world_now(s->world);
-    s->deadline = s->last_time + s->opt.time_limit;
+    s->deadline = s->opt.real_time ? INT64_MAX : s->last_time + s->opt.time_limit;
+    s->virt0 = s->last_time;
+    s->mono0 = mono_ns();
     sched_fiber_init_main(&s->main_fiber);
     sched_gc_begin(s);
     tls_sched = s;
@@ -787,6 +856,16 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     r.end_time = oxl_world_now(s->world);
     r.report = s->report;
     s->report = NULL;
+    if (r.status != OXL_SCHED_FINISHED && s->opt.tail_events) {
+        /* before the teardown, which may add kills of the run's nodes */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        if (!out) sim_oom();
+        oxl_world_trace_render(s->world, s->opt.tail_events, out);
+        fclose(out);
+        r.tail = buf;
+    }
     atomic_store(&active_sched, NULL);
     r.foreign_wakeups = atomic_load(&foreign_calls) - foreign_before;
     s->current = NULL;
@@ -797,6 +876,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
 }
 
 void oxl_sched_result_free(oxl_sched_result *r) {
+    free(r->tail);
     free(r->schedule);
     free(r->report);
     memset(r, 0, sizeof *r);

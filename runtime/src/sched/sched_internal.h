@@ -139,6 +139,8 @@ typedef struct oxl_sched {
     char *report;
     uint64_t foreign;
     oxl_time_ns deadline;    /* start + time limit */
+    int64_t mono0;           /* real-time mode: CLOCK_MONOTONIC (ns) at the start */
+    oxl_time_ns virt0;       /*   and virtual time then */
 
     uint32_t label_run, label_spawn, label_done, label_cancel;
 
@@ -171,6 +173,9 @@ void sched_block(oxl_sched *s);
 /* Queues the running task's wakeup at virtual time until (a sleep's end or
  * a select's timeout): a World event, so one clock orders everything. */
 void sched_arm_wake(oxl_sched *s, oxl_time_ns until);
+/* The time a new timer counts from: virtual now, or in real-time mode the
+ * real elapsed time when the run is behind the clock. */
+oxl_time_ns sched_timer_base(oxl_sched *s);
 void sched_cancel_task(oxl_sched *s, oxl_task *t);
 oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line);
 void sched_stop(oxl_sched *s, oxl_sched_status status, char *report);

@@ -1,0 +1,777 @@
+/* task.c: tasks, channels, select and time. Every value crosses a task or
+ * a channel as one 64-bit word (the contract of cg_to_word); the runtime
+ * side is oxl_go / oxl_chan_* / oxl_select_words in oxl_sched.h, and the
+ * program's main runs as the root task of the scheduler (module.c).
+ *
+ * Closures: a spawn block becomes a function of its own that receives an
+ * environment of words. A `let`, a parameter or a loop variable is copied
+ * in when the task is spawned (it cannot change); a `var` that some spawn
+ * block uses lives in a collected cell from its declaration on, and the
+ * environment carries the cell, so both tasks share it (Go's capture by
+ * reference). */
+#include "codegen/cg_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static LLVMValueRef call_fn(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
+    return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
+}
+
+static LLVMValueRef i64c(cg_module *m, long long v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
+
+static void *xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n);
+    if (!q) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+/* ---- words ---- */
+
+/* Any value of an LLVM type codegen uses for OxL values as a word. */
+static LLVMValueRef to_word(cg_module *m, LLVMValueRef v) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMBuildPtrToInt(m->b, v, m->t_i64, "");
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) < 64)
+        return LLVMBuildZExt(m->b, v, m->t_i64, "");
+    return v;
+}
+
+static LLVMValueRef from_word(cg_module *m, LLVMValueRef w, LLVMTypeRef t) {
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMBuildIntToPtr(m->b, w, t, "");
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) < 64) return LLVMBuildTrunc(m->b, w, t, "");
+    return w;
+}
+
+static LLVMValueRef loc(cg_module *m, base_span at, LLVMValueRef *line) {
+    *line = cg_line(m, at);
+    return cg_file_ptr(m, at);
+}
+
+LLVMTypeRef cg_task_type(cg_module *m, const sema_type *t) {
+    switch (t->kind) {
+    case TY_CHAN:
+    case TY_TASK: return m->t_ptr;
+    case TY_INSTANT: return m->t_i64;
+    default: return NULL;
+    }
+}
+
+/* ---- which vars live in cells ---- */
+
+static size_t ptr_hash(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+/* The set is probed by identity only and never iterated: no output order
+ * depends on an address. */
+static bool boxed_has(const cg_module *m, const ast_node *decl) {
+    if (!m->cap_boxed) return false;
+    for (size_t i = ptr_hash(decl) & (m->cap_boxed - 1);; i = (i + 1) & (m->cap_boxed - 1)) {
+        if (!m->boxed[i]) return false;
+        if (m->boxed[i] == decl) return true;
+    }
+}
+
+static void boxed_add(cg_module *m, const ast_node *decl) {
+    if (boxed_has(m, decl)) return;
+    if ((m->nboxed + 1) * 2 > m->cap_boxed) {
+        uint32_t old = m->cap_boxed, cap = old ? old * 2 : 16;
+        const ast_node **o = m->boxed;
+        m->boxed = calloc(cap, sizeof *m->boxed);
+        if (!m->boxed) {
+            fputs("oxl: out of memory\n", stderr);
+            abort();
+        }
+        m->cap_boxed = cap;
+        m->nboxed = 0;
+        for (uint32_t i = 0; i < old; i++)
+            if (o[i]) boxed_add(m, o[i]);
+        free(o);
+    }
+    size_t i = ptr_hash(decl) & (m->cap_boxed - 1);
+    while (m->boxed[i]) i = (i + 1) & (m->cap_boxed - 1);
+    m->boxed[i] = decl;
+    m->nboxed++;
+}
+
+/* Every `var` named inside a spawn block (below n) goes into a cell. */
+static void find_captured_vars(cg_module *m, const ast_node *n, bool in_spawn) {
+    if (!n) return;
+    if (in_spawn && n->kind == AST_IDENT && n->sym) {
+        const sema_sym *s = n->sym;
+        if (s->kind == SYM_LOCAL && s->is_var && s->decl) boxed_add(m, s->decl);
+    }
+    bool inner = in_spawn || (n->kind == AST_SPAWN && n->b);
+    find_captured_vars(m, n->a, in_spawn);
+    find_captured_vars(m, n->b, inner);
+    find_captured_vars(m, n->c, in_spawn);
+    for (uint32_t i = 0; i < n->list.len; i++) find_captured_vars(m, n->list.items[i], in_spawn);
+}
+
+void cg_task_prepare(cg_module *m, const ast_node *body) { find_captured_vars(m, body, false); }
+
+LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t, const char *name) {
+    if (!boxed_has(m, decl)) return cg_entry_alloca(m, t, name);
+    /* a fresh cell at every execution of the declaration (a var declared
+     * in a loop body is a new variable in each iteration) */
+    LLVMTypeRef ps[1] = {m->t_i64};
+    LLVMValueRef alloc = cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false);
+    LLVMValueRef size = i64c(m, 8);
+    LLVMValueRef cell = call_fn(m, alloc, &size, 1);
+    return LLVMBuildBitCast(m->b, cell, LLVMPointerType(t, 0), name);
+}
+
+/* ---- bodies of their own ---- */
+
+typedef struct fn_state {
+    LLVMValueRef fn;
+    const ast_node *fn_decl;
+    LLVMBasicBlockRef entry, at;
+    cg_local *locals;
+    uint32_t nlocals, cap_locals;
+    cg_loop *loop;
+    LLVMValueRef sb_slot;
+} fn_state;
+
+static void save_fn(cg_module *m, fn_state *st) {
+    *st = (fn_state){m->fn, m->fn_decl, m->entry, LLVMGetInsertBlock(m->b), m->locals, m->nlocals, m->cap_locals,
+                     m->loop, m->sb_slot};
+    m->locals = NULL;
+    m->nlocals = m->cap_locals = 0;
+    m->loop = NULL;
+    m->sb_slot = NULL;
+}
+
+static void restore_fn(cg_module *m, const fn_state *st) {
+    free(m->locals);
+    m->fn = st->fn;
+    m->fn_decl = st->fn_decl;
+    m->entry = st->entry;
+    m->locals = st->locals;
+    m->nlocals = st->nlocals;
+    m->cap_locals = st->cap_locals;
+    m->loop = st->loop;
+    m->sb_slot = st->sb_slot;
+    if (st->at) LLVMPositionBuilderAtEnd(m->b, st->at);
+}
+
+/* The end of a body that can fall off: nothing, or `none` for a result
+ * that includes None (a spawn block that may end without a value). */
+static void finish_body(cg_module *m) {
+    if (cg_terminated(m)) return;
+    LLVMTypeRef rt = LLVMGetReturnType(LLVMGetElementType(LLVMTypeOf(m->fn)));
+    if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
+        LLVMBuildRetVoid(m->b);
+    else if (LLVMGetTypeKind(rt) == LLVMPointerTypeKind)
+        LLVMBuildRet(m->b, LLVMConstNull(rt));
+    else
+        LLVMBuildUnreachable(m->b);
+}
+
+/* A captured local: its declaration and, in the spawning function, its
+ * storage. */
+typedef struct capture {
+    const ast_node *decl;
+    LLVMValueRef slot;
+} capture;
+
+typedef struct capture_list {
+    capture *items;
+    uint32_t n, cap;
+} capture_list;
+
+static void find_captures(cg_module *m, const ast_node *n, capture_list *out) {
+    if (!n) return;
+    if (n->kind == AST_IDENT && n->sym) {
+        const sema_sym *s = n->sym;
+        LLVMValueRef slot = (s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->decl ? cg_local_slot(m, s->decl) : NULL;
+        if (slot) {
+            bool seen = false;
+            for (uint32_t i = 0; i < out->n && !seen; i++) seen = out->items[i].decl == s->decl;
+            if (!seen) {
+                if (out->n == out->cap) {
+                    out->cap = out->cap ? out->cap * 2 : 8;
+                    out->items = xrealloc(out->items, out->cap * sizeof *out->items);
+                }
+                out->items[out->n++] = (capture){s->decl, slot};
+            }
+        }
+    }
+    find_captures(m, n->a, out);
+    find_captures(m, n->b, out);
+    find_captures(m, n->c, out);
+    for (uint32_t i = 0; i < n->list.len; i++) find_captures(m, n->list.items[i], out);
+}
+
+static LLVMValueRef env_slot(cg_module *m, LLVMValueRef env_words, uint32_t i) {
+    LLVMValueRef idx = i64c(m, i);
+    return LLVMBuildInBoundsGEP2(m->b, m->t_i64, env_words, &idx, 1, "");
+}
+
+/* A collected array of n words (n may be 0: a NULL environment). */
+static LLVMValueRef new_env(cg_module *m, uint32_t n, LLVMValueRef *words) {
+    if (n == 0) {
+        *words = NULL;
+        return LLVMConstNull(m->t_ptr);
+    }
+    LLVMTypeRef ps[1] = {m->t_i64};
+    LLVMValueRef alloc = cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false);
+    LLVMValueRef size = i64c(m, (long long)n * 8);
+    LLVMValueRef env = call_fn(m, alloc, &size, 1);
+    *words = LLVMBuildBitCast(m->b, env, LLVMPointerType(m->t_i64, 0), "");
+    return env;
+}
+
+LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, const ast_node *block,
+                              const sema_type *result) {
+    (void)result;
+    fn_state st;
+    save_fn(m, &st);
+    LLVMValueRef f = LLVMAddFunction(m->mod, name, fnty);
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    m->fn = f;
+    m->fn_decl = NULL;
+    m->entry = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
+    LLVMPositionBuilderAtEnd(m->b, m->entry);
+    cg_task_prepare(m, block);
+    bool ok = cg_block(m, block);
+    if (ok) finish_body(m);
+    restore_fn(m, &st);
+    return ok ? f : NULL;
+}
+
+/* The thunk a task runs: env -> the result as a word. */
+static LLVMTypeRef thunk_type(cg_module *m) {
+    LLVMTypeRef ps[1] = {m->t_ptr};
+    return LLVMFunctionType(m->t_i64, ps, 1, 0);
+}
+
+static LLVMValueRef go(cg_module *m, LLVMValueRef thunk, LLVMValueRef env, base_span at) {
+    LLVMTypeRef ps[4] = {LLVMPointerType(thunk_type(m), 0), m->t_ptr, m->t_ptr, m->t_i32};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_go", m->t_ptr, ps, 4, false);
+    LLVMValueRef line;
+    LLVMValueRef file = loc(m, at, &line);
+    LLVMValueRef args[4] = {thunk, env, file, line};
+    return call_fn(m, f, args, 4);
+}
+
+static char *spawn_name(cg_module *m, const char *what) {
+    char *s = malloc(48);
+    if (!s) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    snprintf(s, 48, "oxl.%s.%u", what, m->nspawns++);
+    return s;
+}
+
+/* spawn { ... } */
+static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
+    const sema_type *task = e->type;
+    const sema_type *rt = task && task->kind == TY_TASK ? task->elem : NULL;
+    LLVMTypeRef res = m->t_void;
+    if (rt && rt->kind != TY_NONE && rt->kind != TY_NEVER) {
+        res = cg_type(m, rt, e->span, true);
+        if (!res) return NULL;
+    }
+    capture_list caps = {0};
+    find_captures(m, e->b, &caps);
+
+    /* the environment: cells of shared vars, values of everything else */
+    LLVMValueRef words;
+    LLVMValueRef env = new_env(m, caps.n, &words);
+    for (uint32_t i = 0; i < caps.n; i++) {
+        LLVMValueRef v = caps.items[i].slot;
+        if (!boxed_has(m, caps.items[i].decl))
+            v = LLVMBuildLoad2(m->b, LLVMGetElementType(LLVMTypeOf(v)), v, "");
+        LLVMBuildStore(m->b, to_word(m, v), env_slot(m, words, i));
+    }
+
+    /* the body: R body(env) */
+    LLVMTypeRef ps[1] = {m->t_ptr};
+    LLVMTypeRef body_ty = LLVMFunctionType(res, ps, 1, 0);
+    char *name = spawn_name(m, "spawn");
+    fn_state st;
+    save_fn(m, &st);
+    LLVMValueRef body = LLVMAddFunction(m->mod, name, body_ty);
+    free(name);
+    LLVMSetLinkage(body, LLVMInternalLinkage);
+    /* `return e` in the block gives the task's result: statements find the
+     * result type through the function's declaration, so the block gets
+     * one of its own for as long as it is generated */
+    sema_sig sig = {.what = "spawn", .result = (sema_type *)rt};
+    sema_sym sym = {.kind = SYM_FN, .name = "spawn", .sig = &sig};
+    ast_node decl = {.kind = AST_FN, .span = e->span};
+    decl.sym = &sym;
+    m->fn = body;
+    m->fn_decl = &decl;
+    m->entry = LLVMAppendBasicBlockInContext(m->ctx, body, "entry");
+    LLVMPositionBuilderAtEnd(m->b, m->entry);
+    if (caps.n) {
+        LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(body, 0), LLVMPointerType(m->t_i64, 0), "");
+        for (uint32_t i = 0; i < caps.n; i++) {
+            LLVMTypeRef slot_ty = LLVMTypeOf(caps.items[i].slot);
+            LLVMValueRef w = LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), "");
+            if (boxed_has(m, caps.items[i].decl)) {
+                cg_add_local(m, caps.items[i].decl, LLVMBuildIntToPtr(m->b, w, slot_ty, ""));
+            } else {
+                LLVMTypeRef t = LLVMGetElementType(slot_ty);
+                LLVMValueRef slot = cg_entry_alloca(m, t, "");
+                LLVMBuildStore(m->b, from_word(m, w, t), slot);
+                cg_add_local(m, caps.items[i].decl, slot);
+            }
+        }
+    }
+    free(caps.items);
+    bool ok = cg_block(m, e->b);
+    if (ok) finish_body(m);
+    restore_fn(m, &st);
+    if (!ok) return NULL;
+
+    /* the thunk: the body's result as a word */
+    name = spawn_name(m, "thunk");
+    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
+    free(name);
+    LLVMSetLinkage(thunk, LLVMInternalLinkage);
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(m->b);
+    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry"));
+    LLVMValueRef arg = LLVMGetParam(thunk, 0);
+    LLVMValueRef r = call_fn(m, body, &arg, 1);
+    LLVMBuildRet(m->b, res == m->t_void ? i64c(m, 0) : to_word(m, r));
+    LLVMPositionBuilderAtEnd(m->b, here);
+    return go(m, thunk, env, e->span);
+}
+
+/* spawn f(x, y): the arguments are evaluated now, the call runs in the
+ * new task. */
+static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
+    const ast_node *c = e->a;
+    const sema_sym *s = c->a ? c->a->sym : NULL;
+    if (!c->a || c->a->kind != AST_IDENT || !s || s->kind != SYM_FN || s->is_extern || s->is_rpc ||
+        s->pkg != m->prog->root || !s->sig || c->list.len != s->sig->nparams) {
+        cg_unsupported(m, e->span, "spawn of this call (spawn a function of the package with every argument, or a block)");
+        return NULL;
+    }
+    char *fname = cg_fn_symbol(m, s->decl, m->prog->root);
+    LLVMValueRef f = LLVMGetNamedFunction(m->mod, fname);
+    free(fname);
+    if (!f) {
+        cg_unsupported(m, e->span, "spawn of this call");
+        return NULL;
+    }
+    uint32_t n = c->list.len;
+    LLVMValueRef words;
+    LLVMValueRef vals[SEMA_MAX_PARAMS + 1];
+    for (uint32_t i = 0; i < n; i++) {
+        const ast_node *arg = c->list.items[i];
+        if (arg->name) {
+            cg_unsupported(m, arg->span, "named arguments in spawn");
+            return NULL;
+        }
+        if (!(vals[i] = cg_operand(m, arg->a, LLVMTypeOf(LLVMGetParam(f, i))))) return NULL;
+    }
+    LLVMValueRef env = new_env(m, n, &words);
+    for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));
+
+    char *name = spawn_name(m, "thunk");
+    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
+    free(name);
+    LLVMSetLinkage(thunk, LLVMInternalLinkage);
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(m->b);
+    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry"));
+    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
+    if (n) {
+        LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
+        for (uint32_t i = 0; i < n; i++)
+            args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), ""),
+                                LLVMTypeOf(LLVMGetParam(f, i)));
+    }
+    LLVMValueRef r = call_fn(m, f, args, n);
+    LLVMBuildRet(m->b, LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind ? i64c(m, 0) : to_word(m, r));
+    LLVMPositionBuilderAtEnd(m->b, here);
+    return go(m, thunk, env, e->span);
+}
+
+LLVMValueRef cg_spawn(cg_module *m, const ast_node *e) {
+    if (!e->type || e->type->kind != TY_TASK) {
+        cg_unsupported(m, e->span, "this spawn");
+        return NULL;
+    }
+    return e->b ? spawn_block(m, e) : spawn_call(m, e);
+}
+
+/* ---- channels ---- */
+
+/* A received word as a T?: none (NULL) when the channel was closed, else
+ * the value boxed with its member's tag; a union element already is a box
+ * (or none), and widening keeps it. */
+static LLVMValueRef optional_of(cg_module *m, LLVMValueRef ok, LLVMValueRef w, const sema_type *elem) {
+    if (elem->kind == TY_UNION || elem->kind == TY_NONE) return LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(m->b);
+    LLVMBasicBlockRef box_bb = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "recv.box");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "recv.end");
+    LLVMBuildCondBr(m->b, ok, box_bb, end);
+    LLVMPositionBuilderAtEnd(m->b, box_bb);
+    LLVMTypeRef ps[2] = {m->t_i64, m->t_i64};
+    LLVMValueRef args[2] = {i64c(m, elem->id), w};
+    LLVMValueRef box = call_fn(m, cg_runtime_fn(m, "oxl_box_new", m->t_ptr, ps, 2, false), args, 2);
+    LLVMBuildBr(m->b, end);
+    LLVMPositionBuilderAtEnd(m->b, end);
+    LLVMValueRef phi = LLVMBuildPhi(m->b, m->t_ptr, "");
+    LLVMValueRef vals[2] = {LLVMConstNull(m->t_ptr), box};
+    LLVMBasicBlockRef bbs[2] = {from, box_bb};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
+}
+
+/* ok = oxl_chan_recv_word(c, &w); the word slot is an entry alloca. */
+static LLVMValueRef recv_word(cg_module *m, LLVMValueRef chan, LLVMValueRef slot, base_span at) {
+    LLVMTypeRef ps[4] = {m->t_ptr, LLVMPointerType(m->t_i64, 0), m->t_ptr, m->t_i32};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_chan_recv_word", m->t_i8, ps, 4, false);
+    LLVMValueRef line;
+    LLVMValueRef file = loc(m, at, &line);
+    LLVMValueRef args[4] = {chan, slot, file, line};
+    LLVMValueRef r = call_fn(m, f, args, 4);
+    return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
+}
+
+static bool no_labels(cg_module *m, const ast_node *e) {
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *arg = e->list.items[i];
+        if (arg->name) {
+            cg_unsupported(m, arg->span, "named arguments to this method");
+            return false;
+        }
+    }
+    return true;
+}
+
+static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, const char *name) {
+    const sema_type *ct = recv_expr->type;
+    if (!no_labels(m, e)) return NULL;
+    LLVMValueRef c = cg_operand(m, recv_expr, m->t_ptr);
+    if (!c) return NULL;
+    LLVMValueRef line;
+    LLVMValueRef file = loc(m, e->span, &line);
+    if (strcmp(name, "send") == 0 && e->list.len == 1) {
+        LLVMTypeRef et = cg_type(m, ct->elem, e->span, false);
+        if (!et) return NULL;
+        const ast_node *arg = e->list.items[0];
+        LLVMValueRef v = cg_operand(m, arg->a, et);
+        if (!v) return NULL;
+        LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
+        LLVMValueRef args[4] = {c, to_word(m, v), file, line};
+        call_fn(m, cg_runtime_fn(m, "oxl_chan_send_word", m->t_void, ps, 4, false), args, 4);
+        return LLVMConstInt(m->t_i1, 0, 0);
+    }
+    if (strcmp(name, "recv") == 0 && e->list.len == 0) {
+        LLVMValueRef slot = cg_entry_alloca(m, m->t_i64, "recv");
+        LLVMValueRef ok = recv_word(m, c, slot, e->span);
+        return optional_of(m, ok, LLVMBuildLoad2(m->b, m->t_i64, slot, ""), ct->elem);
+    }
+    if (strcmp(name, "close") == 0 && e->list.len == 0) {
+        LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
+        LLVMValueRef args[3] = {c, file, line};
+        call_fn(m, cg_runtime_fn(m, "oxl_chan_close_at", m->t_void, ps, 3, false), args, 3);
+        return LLVMConstInt(m->t_i1, 0, 0);
+    }
+    if (strcmp(name, "len") == 0 && e->list.len == 0) {
+        LLVMTypeRef ps[1] = {m->t_ptr};
+        return call_fn(m, cg_runtime_fn(m, "oxl_chan_count", m->t_i64, ps, 1, false), &c, 1);
+    }
+    cg_unsupported(m, e->span, "this channel method");
+    return NULL;
+}
+
+static LLVMValueRef task_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, const char *name) {
+    if (strcmp(name, "join") != 0 || e->list.len != 0) {
+        cg_unsupported(m, e->span, "this task method");
+        return NULL;
+    }
+    const sema_type *rt = recv_expr->type->elem;
+    LLVMTypeRef t = NULL;
+    if (rt && rt->kind != TY_NONE && rt->kind != TY_NEVER && !(t = cg_type(m, rt, e->span, false))) return NULL;
+    LLVMValueRef h = cg_operand(m, recv_expr, m->t_ptr);
+    if (!h) return NULL;
+    LLVMValueRef line;
+    LLVMValueRef file = loc(m, e->span, &line);
+    LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
+    LLVMValueRef args[3] = {h, file, line};
+    LLVMValueRef w = call_fn(m, cg_runtime_fn(m, "oxl_go_join", m->t_i64, ps, 3, false), args, 3);
+    if (!t) return LLVMConstInt(m->t_i1, 0, 0);
+    return from_word(m, w, t);
+}
+
+static bool is_type_named(const ast_node *n, sema_tkind kind) {
+    const sema_sym *s = n && n->kind == AST_IDENT ? n->sym : NULL;
+    return s && s->kind == SYM_TYPE && s->type && s->type->kind == kind;
+}
+
+static bool extern_named(const sema_sym *s, const char *cname) {
+    return s && s->kind == SYM_FN && s->is_extern && s->cname && strcmp(s->cname, cname) == 0;
+}
+
+/* The C type of an extern parameter or result (oxl_std_test.h): C bool
+ * travels as i8 (zero-extended by the callee's ABI). */
+static LLVMTypeRef extern_type(cg_module *m, const sema_type *t) {
+    if (!t) return m->t_void;
+    switch (t->kind) {
+    case TY_NONE: return m->t_void;
+    case TY_INT:
+    case TY_DURATION:
+    case TY_INSTANT: return m->t_i64;
+    case TY_BOOL: return m->t_i8;
+    case TY_STRING:
+    case TY_BYTES:
+    case TY_LIST: return m->t_ptr;
+    default: return NULL;
+    }
+}
+
+/* A call of a std.test control (an extern fn of the standard library):
+ * arguments by position or label, defaults for the rest. */
+static LLVMValueRef std_test_call(cg_module *m, const ast_node *e, const sema_sym *s) {
+    const sema_sig *sig = s->sig;
+    const ast_node *given[SEMA_MAX_PARAMS + 1] = {0};
+    uint32_t pos = 0;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *arg = e->list.items[i];
+        uint32_t k = pos;
+        if (arg->name) {
+            for (k = 0; k < sig->nparams && strcmp(sig->params[k].name, arg->name) != 0; k++) {
+            }
+        } else {
+            pos++;
+        }
+        if (k >= sig->nparams || k > SEMA_MAX_PARAMS) {
+            cg_unsupported(m, arg->span, "this argument");
+            return NULL;
+        }
+        given[k] = arg->a;
+    }
+    LLVMTypeRef rt = extern_type(m, sig->result);
+    LLVMTypeRef ps[SEMA_MAX_PARAMS + 1];
+    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
+    for (uint32_t i = 0; i < sig->nparams && i <= SEMA_MAX_PARAMS; i++) {
+        const ast_node *x = given[i] ? given[i] : sig->params[i].dflt;
+        LLVMTypeRef pt = extern_type(m, sig->params[i].type);
+        if (!x || !pt || !rt) {
+            cg_unsupported(m, e->span, "this extern call");
+            return NULL;
+        }
+        LLVMValueRef v = cg_operand(m, x, pt == m->t_i8 ? m->t_i1 : pt);
+        if (!v) return NULL;
+        if (pt == m->t_i8) v = LLVMBuildZExt(m->b, v, m->t_i8, "");
+        ps[i] = pt;
+        args[i] = v;
+    }
+    LLVMValueRef f = cg_runtime_fn(m, s->cname, rt, ps, sig->nparams, false);
+    LLVMValueRef r = call_fn(m, f, args, sig->nparams);
+    if (rt == m->t_void) return LLVMConstInt(m->t_i1, 0, 0);
+    if (rt == m->t_i8) return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
+    return r;
+}
+
+bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out) {
+    const ast_node *callee = e->a;
+    const sema_sym *s = callee->sym;
+    *out = NULL;
+    /* Chan[T](cap) */
+    if (e->type && e->type->kind == TY_CHAN && (callee->kind == AST_INDEX || callee->kind == AST_TYPE_NAME)) {
+        LLVMValueRef cap = i64c(m, 0);
+        if (e->list.len == 1 && !(cap = cg_operand(m, ((const ast_node *)e->list.items[0])->a, m->t_i64))) return true;
+        LLVMValueRef line;
+        LLVMValueRef file = loc(m, e->span, &line);
+        LLVMTypeRef ps[3] = {m->t_i64, m->t_ptr, m->t_i32};
+        LLVMValueRef args[3] = {cap, file, line};
+        *out = call_fn(m, cg_runtime_fn(m, "oxl_chan_make", m->t_ptr, ps, 3, false), args, 3);
+        return true;
+    }
+    /* std.time: now() and sleep(d), also as Instant.now() */
+    bool instant_now = callee->kind == AST_FIELD_ACCESS && callee->name && strcmp(callee->name, "now") == 0 &&
+                       is_type_named(callee->a, TY_INSTANT);
+    if (instant_now || extern_named(s, "oxl_std_time_now")) {
+        *out = call_fn(m, cg_runtime_fn(m, "oxl_std_time_now", m->t_i64, NULL, 0, false), NULL, 0);
+        return true;
+    }
+    if (extern_named(s, "oxl_std_time_sleep") && e->list.len == 1) {
+        LLVMValueRef d = cg_operand(m, ((const ast_node *)e->list.items[0])->a, m->t_i64);
+        if (!d) return true;
+        LLVMTypeRef ps[1] = {m->t_i64};
+        call_fn(m, cg_runtime_fn(m, "oxl_std_time_sleep", m->t_void, ps, 1, false), &d, 1);
+        *out = LLVMConstInt(m->t_i1, 0, 0);
+        return true;
+    }
+    if (s && s->kind == SYM_FN && s->is_extern && s->cname && s->sig && strncmp(s->cname, "oxl_std_test_", 13) == 0) {
+        *out = std_test_call(m, e, s);
+        return true;
+    }
+    /* methods of Chan[T] and Task[T] */
+    if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && callee->a->type) {
+        const char *name = callee->name ? callee->name : "";
+        if (callee->a->type->kind == TY_CHAN) {
+            *out = chan_method(m, e, callee->a, name);
+            return true;
+        }
+        if (callee->a->type->kind == TY_TASK) {
+            *out = task_method(m, e, callee->a, name);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- for v in c ---- */
+
+bool cg_for_chan(cg_module *m, const ast_node *s) {
+    const sema_type *ct = s->a->type;
+    if (s->name2) {
+        cg_unsupported(m, s->span, "two loop variables over a channel");
+        return false;
+    }
+    LLVMTypeRef et = cg_type(m, ct->elem, s->name_span, false);
+    if (!et) return false;
+    LLVMValueRef c = cg_operand(m, s->a, m->t_ptr);
+    if (!c) return false;
+    LLVMValueRef word = cg_entry_alloca(m, m->t_i64, "recv");
+    LLVMValueRef slot = cg_entry_alloca(m, et, s->name ? s->name : "v");
+    cg_add_local(m, s, slot);
+    LLVMBasicBlockRef cond = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "chan.recv");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "chan.body");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "chan.end");
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, cond);
+    LLVMValueRef ok = recv_word(m, c, word, s->a->span);
+    LLVMBuildCondBr(m->b, ok, body, end);
+    LLVMPositionBuilderAtEnd(m->b, body);
+    LLVMBuildStore(m->b, from_word(m, LLVMBuildLoad2(m->b, m->t_i64, word, ""), et), slot);
+    cg_loop l = {m->loop, end, cond};
+    m->loop = &l;
+    bool okb = cg_block(m, s->b);
+    m->loop = l.outer;
+    if (!okb) return false;
+    if (!cg_terminated(m)) LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, end);
+    return true;
+}
+
+/* ---- select ---- */
+
+/* The channel operation of an arm: `c.recv()` or `c.send(x)`. */
+static const ast_node *arm_chan(const ast_node *arm) {
+    const ast_node *call = arm->a;
+    return call && call->kind == AST_CALL && call->a && call->a->kind == AST_FIELD_ACCESS ? call->a->a : NULL;
+}
+
+bool cg_select(cg_module *m, const ast_node *s) {
+    uint32_t n = s->list.len, nch = 0;
+    const ast_node *after = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const ast_node *arm = s->list.items[i];
+        if (arm->op == AST_SEL_AFTER) {
+            after = arm;
+            continue;
+        }
+        const ast_node *ch = arm_chan(arm);
+        if (!ch || !ch->type || ch->type->kind != TY_CHAN) {
+            cg_unsupported(m, arm->span, "this select arm");
+            return false;
+        }
+        nch++;
+    }
+    LLVMTypeRef arr_p = LLVMArrayType(m->t_ptr, nch ? nch : 1);
+    LLVMTypeRef arr_w = LLVMArrayType(m->t_i64, nch ? nch : 1);
+    LLVMValueRef chans = cg_entry_alloca(m, arr_p, "sel.chans");
+    LLVMValueRef sends = cg_entry_alloca(m, arr_w, "sel.sends");
+    LLVMValueRef words = cg_entry_alloca(m, arr_w, "sel.words");
+    LLVMValueRef closed = cg_entry_alloca(m, m->t_i32, "sel.closed");
+    LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0);
+
+    /* every channel and sent value, in source order, before waiting (Go) */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ast_node *arm = s->list.items[i];
+        if (arm->op == AST_SEL_AFTER) continue;
+        const ast_node *ch = arm_chan(arm);
+        LLVMValueRef c = cg_operand(m, ch, m->t_ptr);
+        if (!c) return false;
+        LLVMValueRef idx[2] = {zero, LLVMConstInt(m->t_i32, k, 0)};
+        LLVMBuildStore(m->b, c, LLVMBuildInBoundsGEP2(m->b, arr_p, chans, idx, 2, ""));
+        bool send = arm->op == AST_SEL_SEND;
+        LLVMBuildStore(m->b, i64c(m, send), LLVMBuildInBoundsGEP2(m->b, arr_w, sends, idx, 2, ""));
+        LLVMValueRef w = i64c(m, 0);
+        if (send) {
+            const ast_node *call = arm->a;
+            if (call->list.len != 1) {
+                cg_unsupported(m, arm->span, "this send arm");
+                return false;
+            }
+            LLVMTypeRef et = cg_type(m, ch->type->elem, arm->span, false);
+            if (!et) return false;
+            LLVMValueRef v = cg_operand(m, ((const ast_node *)call->list.items[0])->a, et);
+            if (!v) return false;
+            w = to_word(m, v);
+        }
+        LLVMBuildStore(m->b, w, LLVMBuildInBoundsGEP2(m->b, arr_w, words, idx, 2, ""));
+        k++;
+    }
+    LLVMValueRef timeout = i64c(m, -1);
+    if (after) {
+        LLVMValueRef d = cg_operand(m, after->a, m->t_i64);
+        if (!d) return false;
+        /* a negative wait is no wait */
+        timeout = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntSLT, d, i64c(m, 0), ""), i64c(m, 0), d, "");
+    }
+    LLVMValueRef line;
+    LLVMValueRef file = loc(m, s->span, &line);
+    LLVMValueRef idx0[2] = {zero, zero};
+    LLVMTypeRef ps[8] = {m->t_i64, LLVMPointerType(m->t_ptr, 0), LLVMPointerType(m->t_i64, 0),
+                         LLVMPointerType(m->t_i64, 0), m->t_i64, LLVMPointerType(m->t_i32, 0), m->t_ptr, m->t_i32};
+    LLVMValueRef args[8] = {i64c(m, nch),
+                            LLVMBuildInBoundsGEP2(m->b, arr_p, chans, idx0, 2, ""),
+                            LLVMBuildInBoundsGEP2(m->b, arr_w, sends, idx0, 2, ""),
+                            LLVMBuildInBoundsGEP2(m->b, arr_w, words, idx0, 2, ""),
+                            timeout,
+                            closed,
+                            file,
+                            line};
+    LLVMValueRef taken = call_fn(m, cg_runtime_fn(m, "oxl_select_words", m->t_i64, ps, 8, false), args, 8);
+
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "sel.end");
+    LLVMBasicBlockRef none_bb = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "sel.none");
+    LLVMValueRef sw = LLVMBuildSwitch(m->b, taken, none_bb, n);
+    LLVMPositionBuilderAtEnd(m->b, none_bb);
+    LLVMBuildUnreachable(m->b); /* the runtime returns an arm or the timeout */
+    k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ast_node *arm = s->list.items[i];
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "sel.arm");
+        LLVMAddCase(sw, i64c(m, arm->op == AST_SEL_AFTER ? (long long)nch : (long long)k), bb);
+        LLVMPositionBuilderAtEnd(m->b, bb);
+        if (arm->op == AST_SEL_RECV && arm->name && arm->sym) {
+            const ast_node *ch = arm_chan(arm);
+            LLVMValueRef idx[2] = {zero, LLVMConstInt(m->t_i32, k, 0)};
+            LLVMValueRef w = LLVMBuildLoad2(m->b, m->t_i64, LLVMBuildInBoundsGEP2(m->b, arr_w, words, idx, 2, ""), "");
+            LLVMValueRef ok = LLVMBuildICmp(m->b, LLVMIntEQ, LLVMBuildLoad2(m->b, m->t_i32, closed, ""), zero, "");
+            LLVMValueRef v = optional_of(m, ok, w, ch->type->elem);
+            LLVMValueRef slot = cg_local_storage(m, arm, m->t_ptr, arm->name);
+            LLVMBuildStore(m->b, v, slot);
+            cg_add_local(m, arm, slot);
+        }
+        if (arm->op != AST_SEL_AFTER) k++;
+        if (!cg_block(m, arm->b)) return false;
+        if (!cg_terminated(m)) LLVMBuildBr(m->b, end);
+    }
+    LLVMPositionBuilderAtEnd(m->b, end);
+    return true;
+}

@@ -1,0 +1,93 @@
+/* test.c: the test binary of a package (docs/test-binary.md): each test
+ * block becomes a function `void oxl.test.<i>()`, and a table of
+ * oxl_test_case (runtime/include/oxl_test.h: ten words per test) in source
+ * order goes to the runtime's oxl_test_main, which the C main calls. */
+#include "codegen/cg_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The test's file relative to the package directory. */
+static const char *relative_path(const cg_module *m, const char *path) {
+    const char *dir = m->pkg_dir;
+    size_t n = dir ? strlen(dir) : 0;
+    if (n && strncmp(path, dir, n) == 0 && path[n] == '/') return path + n + 1;
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static LLVMValueRef word(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
+
+bool cg_emit_tests(cg_module *m) {
+    const base_vec *tests = &m->prog->tests;
+    uint32_t n = tests->len;
+    LLVMTypeRef body_ty = LLVMFunctionType(m->t_void, NULL, 0, 0);
+    LLVMTypeRef fields[10] = {m->t_ptr,  m->t_i64, m->t_ptr, m->t_i64, m->t_i64,
+                              m->t_i64,  m->t_i64, m->t_i64, m->t_i64, LLVMPointerType(body_ty, 0)};
+    LLVMTypeRef case_ty = LLVMStructTypeInContext(m->ctx, fields, 10, 0);
+    LLVMValueRef *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        const sema_test *t = tests->items[i];
+        const ast_node *decl = t->decl;
+        char name[48];
+        snprintf(name, sizeof name, "oxl.test.%u", i);
+        LLVMValueRef body = cg_body_function(m, name, body_ty, decl->b, NULL);
+        if (!body) {
+            ok = false;
+            break;
+        }
+        const base_source *src = diag_source(m->d, decl->span.file);
+        const char *file = relative_path(m, src ? src->path : "?");
+        base_pos pos = diag_position(m->d, decl->span);
+        const char *tname = decl->name ? decl->name : "";
+        size_t tlen = decl->ival > 0 ? (size_t)decl->ival : strlen(tname);
+        LLVMValueRef vals[10] = {cg_cstring(m, tname, tlen),
+                                 word(m, (int64_t)tlen),
+                                 cg_cstring(m, file, strlen(file)),
+                                 word(m, (int64_t)pos.line),
+                                 word(m, (int64_t)pos.col),
+                                 word(m, t->sim ? 1 : 0),
+                                 word(m, t->sim ? t->seed_first : 0),
+                                 word(m, t->sim ? t->seed_last : 0),
+                                 word(m, t->nodes),
+                                 body};
+        rows[i] = LLVMConstNamedStruct(case_ty, vals, 10);
+    }
+    if (!ok) {
+        free(rows);
+        return false;
+    }
+    LLVMTypeRef arr_ty = LLVMArrayType(case_ty, n ? n : 1);
+    LLVMValueRef init;
+    if (n) {
+        init = LLVMConstArray(case_ty, rows, n);
+    } else { /* an empty package still gets a table: one unused zero row */
+        LLVMValueRef z = LLVMConstNull(case_ty);
+        init = LLVMConstArray(case_ty, &z, 1);
+    }
+    free(rows);
+    LLVMValueRef table = LLVMAddGlobal(m->mod, arr_ty, "oxl.tests");
+    LLVMSetInitializer(table, init);
+    LLVMSetGlobalConstant(table, 1);
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+
+    /* int main(int argc, char **argv) { return oxl_test_main(argc, argv, tests, n); } */
+    LLVMTypeRef pargs[2] = {m->t_i32, LLVMPointerType(m->t_ptr, 0)};
+    LLVMValueRef f = LLVMAddFunction(m->mod, "main", LLVMFunctionType(m->t_i32, pargs, 2, 0));
+    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, f, "entry"));
+    LLVMTypeRef ps[4] = {m->t_i32, LLVMPointerType(m->t_ptr, 0), LLVMPointerType(case_ty, 0), m->t_i64};
+    LLVMValueRef tm = cg_runtime_fn(m, "oxl_test_main", m->t_i32, ps, 4, false);
+    LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0);
+    LLVMValueRef idx[2] = {zero, zero};
+    LLVMValueRef args[4] = {LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMConstInBoundsGEP2(arr_ty, table, idx, 2),
+                            word(m, n)};
+    LLVMValueRef st = LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(tm)), tm, args, 4, "");
+    LLVMBuildRet(m->b, st);
+    return true;
+}

@@ -1,0 +1,144 @@
+/* lang.c: what generated OxL code calls for tasks, channels, select and its
+ * main: thin word-sized wrappers over the scheduler, with OxL's panics.
+ *
+ * Task handles live in collected memory (a Task[T] is a value the program
+ * may keep after the task's record is gone) and carry the task's result, so
+ * a result that is a pointer stays visible to the collector. Between spawn
+ * and its end a task's handle is only referenced from the scheduler's
+ * malloc'd record, so a list rooted in a static variable keeps it (and the
+ * arguments it will read) alive. */
+#include "sched_internal.h"
+
+#include "oxl_rt.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct oxl_go_handle {
+    oxl_go_handle *prev, *next; /* running handles (live_handles) */
+    oxl_thunk fn;
+    void *env;
+    oxl_task *task;             /* NULL once joined (the record is freed then) */
+    uint64_t id;
+    uint64_t result;
+    oxl_chan *joined;           /* closed when the first join returns; others wait on it */
+    bool finished, joining, join_done, cancelled;
+};
+
+/* A root for the collector: bdwgc scans the program's static data. */
+static oxl_go_handle *live_handles;
+
+static void live_unlink(oxl_go_handle *h) {
+    if (h->prev)
+        h->prev->next = h->next;
+    else if (live_handles == h)
+        live_handles = h->next;
+    if (h->next) h->next->prev = h->prev;
+    h->prev = h->next = NULL;
+}
+
+static void *go_entry(void *arg) {
+    oxl_go_handle *h = arg;
+    uint64_t r = h->fn(h->env);
+    h->result = r;
+    h->finished = true;
+    h->env = NULL;
+    live_unlink(h);
+    return NULL;
+}
+
+oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line) {
+    oxl_go_handle *h = oxl_alloc(sizeof *h);
+    h->fn = fn;
+    h->env = env;
+    h->next = live_handles;
+    if (live_handles) live_handles->prev = h;
+    live_handles = h;
+    h->task = oxl_spawn_at(go_entry, h, file, line);
+    h->id = oxl_task_id(h->task);
+    return h;
+}
+
+uint64_t oxl_go_id(const oxl_go_handle *h) { return h ? h->id : 0; }
+
+uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line) {
+    if (!h) oxl_panic_at(file, line, "join of a task that does not exist");
+    if (!h->join_done && h->joining) {
+        /* another task is in join already: wait for it to finish */
+        if (!h->joined) h->joined = oxl_chan_new(0, 0);
+        oxl_chan_recv_at(h->joined, NULL, file, line);
+    }
+    if (!h->join_done) {
+        h->joining = true;
+        oxl_join_status st = oxl_join_at(h->task, NULL, file, line);
+        h->joining = false;
+        h->join_done = true;
+        h->task = NULL;
+        h->cancelled = st == OXL_JOIN_CANCELLED;
+        if (h->joined) oxl_chan_close(h->joined);
+    }
+    if (h->cancelled) oxl_panic_at(file, line, "join of task %" PRIu64 ", which was cancelled (its node was killed)", h->id);
+    return h->result;
+}
+
+oxl_chan *oxl_chan_make(int64_t cap, const char *file, int line) {
+    if (cap < 0) oxl_panic_at(file, line, "channel capacity %" PRId64 " is negative", cap);
+    if (cap > ((int64_t)1 << 24))
+        oxl_panic_at(file, line, "channel capacity %" PRId64 " is above the limit (2^24)", cap);
+    return oxl_chan_new((size_t)cap, sizeof(uint64_t));
+}
+
+void oxl_chan_send_word(oxl_chan *c, uint64_t w, const char *file, int line) {
+    if (oxl_chan_send_at(c, &w, file, line) == OXL_CHAN_CLOSED)
+        oxl_panic_at(file, line, "send on a closed channel");
+}
+
+bool oxl_chan_recv_word(oxl_chan *c, uint64_t *w, const char *file, int line) {
+    return oxl_chan_recv_at(c, w, file, line) == OXL_CHAN_OK;
+}
+
+void oxl_chan_close_at(oxl_chan *c, const char *file, int line) {
+    if (!c) oxl_panic_at(file, line, "close of a channel that does not exist");
+    if (c->closed) oxl_panic_at(file, line, "close of a closed channel");
+    oxl_chan_close(c);
+}
+
+int64_t oxl_chan_count(const oxl_chan *c) { return (int64_t)oxl_chan_len(c); }
+
+int64_t oxl_select_words(int64_t n, oxl_chan **chans, const int64_t *sends, uint64_t *words, int64_t timeout,
+                         int32_t *closed, const char *file, int line) {
+    oxl_select_case cases[64];
+    if (n < 0 || n > 64) oxl_panic_at(file, line, "select over %" PRId64 " arms (the limit is 64)", n);
+    for (int64_t i = 0; i < n; i++) cases[i] = (oxl_select_case){chans[i], sends[i] != 0, &words[i]};
+    oxl_chan_status st = OXL_CHAN_OK;
+    size_t k = oxl_select_at(cases, (size_t)n, timeout < 0 ? -1 : timeout, &st, file, line);
+    *closed = 0;
+    if ((int64_t)k == n) return n;
+    if (st == OXL_CHAN_CLOSED) {
+        if (cases[k].send) oxl_panic_at(file, line, "send on a closed channel");
+        *closed = 1;
+    }
+    return (int64_t)k;
+}
+
+typedef struct main_box {
+    void (*fn)(void);
+} main_box;
+
+static void *run_main(void *arg) {
+    ((main_box *)arg)->fn();
+    return NULL;
+}
+
+int oxl_rt_main(void (*main_fn)(void)) {
+    oxl_rt_init();
+    oxl_sched_options opt;
+    oxl_sched_options_real_time(&opt);
+    main_box box = {main_fn};
+    oxl_sched_result r = oxl_sched_run(run_main, &box, &opt);
+    oxl_rt_flush();
+    int status = oxl_sched_exit_status(&r, stderr);
+    oxl_sched_result_free(&r);
+    return status;
+}

@@ -1,0 +1,167 @@
+/* test_main.c: the main of a test binary: the protocol of
+ * docs/test-binary.md. A unit test's body runs as the root task of a
+ * real-time run; a sim test's body runs on node n0 of a fresh World seeded
+ * with OXL_TEST_SEED, on the deterministic scheduler, with the virtual clock
+ * at 2026-01-01T00:00:00Z. */
+#include "oxl_rt.h"
+#include "oxl_sched.h"
+#include "oxl_test.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEST_TAIL_EVENTS 20
+#define TEST_MAX_NODES 1024
+
+static void put_escaped(const char *s, int64_t n, FILE *out) {
+    for (int64_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\\')
+            fputs("\\\\", out);
+        else if (c == '\t')
+            fputs("\\t", out);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else
+            putc(c, out);
+    }
+}
+
+static void list_tests(const oxl_test_case *t, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        if (t[i].sim)
+            printf("%" PRId64 "\tsim\t%" PRId64 "\t%" PRId64 "\t", i, t[i].seed_first, t[i].seed_last);
+        else
+            printf("%" PRId64 "\tunit\t-\t-\t", i);
+        printf("%s:%" PRId64 ":%" PRId64 "\t", t[i].file, t[i].line, t[i].col);
+        put_escaped(t[i].name, t[i].name_len, stdout);
+        putchar('\n');
+    }
+}
+
+/* A non-negative decimal Int without sign, spaces or leading zeros. */
+static bool parse_index(const char *s, uint64_t *out) {
+    if (!s || !*s || strlen(s) > 19) return false;
+    if (s[0] == '0' && s[1]) return false;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > (uint64_t)INT64_MAX) return false;
+    *out = v;
+    return true;
+}
+
+typedef struct sim_session {
+    const oxl_test_case *tc;
+    const char *data_dir;
+} sim_session;
+
+static void *run_body(void *arg) {
+    ((const oxl_test_case *)arg)->body();
+    return NULL;
+}
+
+/* The root of a sim run: the World's nodes, then the body on n0. */
+static void *sim_root(void *arg) {
+    const sim_session *ss = arg;
+    int64_t nodes = ss->tc->nodes > 0 ? ss->tc->nodes : 1;
+    oxl_node *first = NULL;
+    for (int64_t i = 0; i < nodes; i++) {
+        char name[32], dir[4096];
+        snprintf(name, sizeof name, "n%" PRId64, i);
+        oxl_node_config cfg = {.name = name};
+        if (ss->data_dir && *ss->data_dir) {
+            snprintf(dir, sizeof dir, "%s/%s", ss->data_dir, name);
+            cfg.data_dir = dir;
+        }
+        oxl_node *n = oxl_node_new(&cfg);
+        if (!first) first = n;
+    }
+    oxl_task *body = oxl_spawn_on_node_at(first, run_body, (void *)ss->tc, ss->tc->file, (int)ss->tc->line);
+    if (oxl_join_at(body, NULL, ss->tc->file, (int)ss->tc->line) == OXL_JOIN_CANCELLED)
+        oxl_panic_at(ss->tc->file, (int)ss->tc->line, "the test body was cancelled (its node n0 was killed)");
+    return NULL;
+}
+
+static int run_unit(const oxl_test_case *tc) {
+    oxl_sched_options opt;
+    oxl_sched_options_real_time(&opt);
+    oxl_sched_result r = oxl_sched_run(run_body, (void *)tc, &opt);
+    oxl_rt_flush();
+    int status = oxl_sched_exit_status(&r, stderr);
+    oxl_sched_result_free(&r);
+    return status;
+}
+
+static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
+    oxl_sched_options opt;
+    if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
+    opt.tail_events = TEST_TAIL_EVENTS;
+    if (tc->nodes > TEST_MAX_NODES) {
+        fprintf(stderr, "error: the test asks for %" PRId64 " nodes (the limit is %d)\n", tc->nodes, TEST_MAX_NODES);
+        return 2;
+    }
+    sim_session ss = {tc, getenv("OXL_DATA_DIR")};
+    oxl_sched_result r = oxl_sched_run(sim_root, &ss, &opt);
+    oxl_rt_flush();
+    int status = oxl_sched_exit_status(&r, stderr);
+    if (report) {
+        fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%" PRIu64 "\n", seed, r.trace_hash,
+                r.switches);
+        if (status != 0 && r.tail) fputs(r.tail, stderr);
+    }
+    oxl_sched_result_free(&r);
+    return status;
+}
+
+int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t ntests) {
+    oxl_rt_init();
+    if (argc > 1) {
+        if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+            list_tests(tests, ntests);
+            return 0;
+        }
+        fprintf(stderr, "usage: %s [--list]  (run a test with OXL_TEST_RUN=<index> [OXL_TEST_SEED=<n>])\n",
+                argv[0]);
+        return 2;
+    }
+    const char *run = getenv("OXL_TEST_RUN");
+    uint64_t index;
+    if (!run) {
+        fputs("error: OXL_TEST_RUN is not set: it names the test to run by index (see --list)\n", stderr);
+        return 2;
+    }
+    if (!parse_index(run, &index) || index >= (uint64_t)ntests) {
+        if (ntests == 0)
+            fprintf(stderr, "error: OXL_TEST_RUN='%s' is not a test index: this binary has no tests\n", run);
+        else
+            fprintf(stderr, "error: OXL_TEST_RUN='%s' is not a test index: expected 0..%" PRId64 "\n", run,
+                    ntests - 1);
+        return 2;
+    }
+    const char *rep = getenv("OXL_SIM_REPORT");
+    if (rep && *rep && strcmp(rep, "0") != 0 && strcmp(rep, "1") != 0) {
+        fprintf(stderr, "error: OXL_SIM_REPORT='%s' must be 1 or 0\n", rep);
+        return 2;
+    }
+    bool report = rep && strcmp(rep, "1") == 0;
+    const oxl_test_case *tc = &tests[index];
+    if (!tc->sim) return run_unit(tc);
+    const char *seed_env = getenv("OXL_TEST_SEED");
+    uint64_t seed;
+    if (!seed_env) {
+        fprintf(stderr, "error: OXL_TEST_SEED is not set: test %" PRIu64 " is a sim test and needs a seed\n", index);
+        return 2;
+    }
+    if (!parse_index(seed_env, &seed)) {
+        fprintf(stderr, "error: OXL_TEST_SEED='%s' is not a seed: expected a non-negative integer up to %" PRId64 "\n",
+                seed_env, INT64_MAX);
+        return 2;
+    }
+    return run_sim(tc, seed, report);
+}
