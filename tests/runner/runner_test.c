@@ -58,15 +58,17 @@ static char *slurp(const char *path) {
 
 /* Runs tr_main in a child with the environment changes (NAME=value, or
  * NAME to unset) and the arguments, both NULL-terminated. */
-static result run_env(const char *const *env, const char *const *args) {
+/* Starts tr_main in a child; stdout goes to the file out, or to the
+ * terminal whose name is tty. */
+static pid_t run_start(const char *const *env, const char *const *args, const char *tty) {
     char out[TR_PATH], err[TR_PATH];
     snprintf(out, sizeof out, "%s/run.out", work);
     snprintf(err, sizeof err, "%s/run.err", work);
-    double t0 = tr_now();
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int o = open(tty ? tty : out, tty ? O_RDWR : O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
         dup2(e, 2);
         char cd[TR_PATH + 32], sd[TR_PATH + 32], td[TR_PATH + 32];
@@ -100,6 +102,13 @@ static result run_env(const char *const *env, const char *const *args) {
         fflush(stderr);
         _exit(st);
     }
+    return pid;
+}
+
+static result run_finish(pid_t pid, double t0) {
+    char out[TR_PATH], err[TR_PATH];
+    snprintf(out, sizeof out, "%s/run.out", work);
+    snprintf(err, sizeof err, "%s/run.err", work);
     int st;
     waitpid(pid, &st, 0);
     result r;
@@ -108,6 +117,11 @@ static result run_env(const char *const *env, const char *const *args) {
     r.err = slurp(err);
     r.seconds = tr_now() - t0;
     return r;
+}
+
+static result run_env(const char *const *env, const char *const *args) {
+    double t0 = tr_now();
+    return run_finish(run_start(env, args, NULL), t0);
 }
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -828,6 +842,62 @@ static void test_cache(void) {
     free_result(&r);
 }
 
+static void test_terminal_and_interrupt(void) {
+    /* on a terminal: a progress line */
+    set_tests("sim|1|8|slow seeds|delay=150\n");
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+        tap_skip("no pseudo-terminal", "progress line on a terminal");
+    } else {
+        char slave[256];
+        snprintf(slave, sizeof slave, "%s", ptsname(master));
+        double t0 = tr_now();
+        pid_t pid = run_start(ENV("TERM=xterm"), ARGS(pkg, "-j", "2"), slave);
+        tr_buf got = {0};
+        char buf[4096];
+        fcntl(master, F_SETFL, O_NONBLOCK);
+        for (;;) {
+            ssize_t n = read(master, buf, sizeof buf);
+            if (n > 0) {
+                tr_buf_add(&got, buf, (size_t)n);
+                continue;
+            }
+            int st;
+            if (waitpid(pid, &st, WNOHANG) == pid) break;
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
+        (void)t0;
+        tap_contains(got.s ? got.s : "", "\r\033[Ksim slow seeds: ", "a progress line on a terminal");
+        tap_contains(got.s ? got.s : "", " done, 0 failed", "with seeds done and failures");
+        tap_contains(got.s ? got.s : "", "\033[32mok\033[0m", "and color by default");
+        tr_buf_free(&got);
+        close(master);
+    }
+
+    /* Ctrl-C: the runner kills what runs, cleans up and exits 130 */
+    set_tests("sim|1|4|hangs|hangchild@1-4\n");
+    reset_state();
+    double t0 = tr_now();
+    pid_t pid = run_start(NULL, ARGS(pkg, "-j", "2", "-t", "60"), NULL);
+    char p1[TR_PATH], p2[TR_PATH];
+    snprintf(p1, sizeof p1, "%s/child-1", state);
+    snprintf(p2, sizeof p2, "%s/child-2", state);
+    for (int i = 0; i < 500 && (access(p1, F_OK) != 0 || access(p2, F_OK) != 0); i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    kill(pid, SIGINT);
+    result r = run_finish(pid, t0);
+    tap_is_int(r.status, 130, "SIGINT: status 130");
+    tap_contains(r.err, "oxl test: interrupted; the running tests were killed", "named");
+    tap_ok(r.seconds < 20, "promptly (%.1f s)", r.seconds);
+    char *c = slurp(p1);
+    long cp = atol(c);
+    free(c);
+    for (int i = 0; i < 200 && cp > 0 && alive(cp); i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    tap_ok(cp > 0 && !alive(cp), "the tests' processes are gone");
+    tap_ok(dir_empty(tmpd), "and the runner's files");
+    free_result(&r);
+}
+
 static void test_bad_flags(void) {
     static const struct {
         const char *args[4];
@@ -893,6 +963,7 @@ int main(void) {
     test_failures_file();
     test_selection();
     test_cache();
+    test_terminal_and_interrupt();
     test_bad_flags();
 
     if (tap_failures() == 0) tr_remove_tree(work);
