@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,6 +20,8 @@ double tr_now(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+extern char **environ;
 
 static sigset_t saved_mask;
 static struct sigaction saved_chld;
@@ -67,65 +70,65 @@ bool tr_wait_event(double timeout) {
     return !(sig == SIGINT || sig == SIGTERM || sig == SIGHUP);
 }
 
-static void child_fail(const char *what, const char *arg) {
-    /* stderr is the capture file by now: the message shows in the report */
-    const char *e = strerror(errno);
-    (void)!write(2, "oxl test: ", 10);
-    (void)!write(2, what, strlen(what));
-    (void)!write(2, " '", 2);
-    (void)!write(2, arg, strlen(arg));
-    (void)!write(2, "': ", 3);
-    (void)!write(2, e, strlen(e));
-    (void)!write(2, "\n", 1);
-    _exit(127);
+/* The environment of a child: the runner's without the names env sets or
+ * unsets, then env's settings. */
+static char **child_env(const char *const *env) {
+    size_t n = 0, k = 0;
+    for (char **e = environ; *e; e++) n++;
+    for (const char *const *e = env; e && *e; e++) n++;
+    char **out = tr_xmalloc((n + 1) * sizeof *out);
+    for (char **e = environ; *e; e++) {
+        bool replaced = false;
+        for (const char *const *v = env; v && *v && !replaced; v++) {
+            size_t len = strcspn(*v, "=");
+            replaced = strncmp(*e, *v, len) == 0 && (*e)[len] == '=';
+        }
+        if (!replaced) out[k++] = *e;
+    }
+    for (const char *const *v = env; v && *v; v++)
+        if (strchr(*v, '=')) out[k++] = (char *)*v;
+    out[k] = NULL;
+    return out;
 }
 
+/* posix_spawn, not fork: the oxl executable maps LLVM, and copying its
+ * page tables for every seed would cost more than the seed itself. */
 bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *const *env, const char *out,
                    const char *err, double timeout) {
     memset(p, 0, sizeof *p);
     fflush(stdout);
     fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) return false;
-    if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        sigaction(SIGCHLD, &saved_chld, NULL);
-        sigprocmask(SIG_SETMASK, &saved_mask, NULL);
-        int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
-        if (fd != 2) close(fd);
-        fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0) child_fail("cannot create", out);
-        dup2(fd, 1);
-        if (fd != 1) close(fd);
-        fd = open("/dev/null", O_RDONLY);
-        if (fd >= 0) {
-            dup2(fd, 0);
-            if (fd != 0) close(fd);
-        }
-        for (const char *const *e = env; e && *e; e++) {
-            const char *eq = strchr(*e, '=');
-            if (!eq) {
-                unsetenv(*e);
-                continue;
-            }
-            char name[128];
-            size_t n = (size_t)(eq - *e);
-            if (n >= sizeof name) continue;
-            memcpy(name, *e, n);
-            name[n] = '\0';
-            setenv(name, eq + 1, 1);
-        }
-        char *argv[3] = {(char *)exe, (char *)arg, NULL};
-        execv(exe, argv);
-        child_fail("cannot run", exe);
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    sigset_t def, mask;
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    sigaddset(&def, SIGHUP);
+    sigaddset(&def, SIGPIPE);
+    sigaddset(&def, SIGCHLD);
+    if (blocked) mask = saved_mask;
+    else sigprocmask(SIG_SETMASK, NULL, &mask);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setsigmask(&at, &mask);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    char **envp = child_env(env);
+    char *argv[3] = {(char *)exe, (char *)arg, NULL};
+    pid_t pid;
+    int e = posix_spawn(&pid, exe, &fa, &at, argv, envp);
+    free(envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (e != 0) {
+        errno = e;
+        return false;
     }
-    /* both sides set the group, so a kill right after fork finds it */
-    setpgid(pid, pid);
     p->pid = pid;
     p->start = tr_now();
     p->deadline = timeout > 0 ? p->start + timeout : 0;
