@@ -1535,6 +1535,7 @@ static int run_plan(runner *r) {
     if (r->interrupted) {
         clear_progress(r);
         fprintf(stderr, "oxl test: interrupted; the running tests were killed\n");
+        if (r->o.format == FMT_TAP) printf("Bail out! interrupted\n");
     }
     report_end(r, passed, nfailed, skipped, nondet, status);
     const char *junit = r->o.junit;

@@ -24,7 +24,7 @@ double tr_now(void) {
 extern char **environ;
 
 static sigset_t saved_mask;
-static struct sigaction saved_chld;
+static struct sigaction saved_chld, saved_pipe;
 static bool blocked;
 
 static void on_chld(int sig) { (void)sig; }
@@ -45,12 +45,18 @@ void tr_signals_block(void) {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, &saved_chld);
+    /* `oxl test | head`: a closed stdout must not kill the runner and
+     * leave its tests running in their own process groups */
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = 0;
+    sigaction(SIGPIPE, &sa, &saved_pipe);
     blocked = true;
 }
 
 void tr_signals_restore(void) {
     if (!blocked) return;
     sigaction(SIGCHLD, &saved_chld, NULL);
+    sigaction(SIGPIPE, &saved_pipe, NULL);
     sigprocmask(SIG_SETMASK, &saved_mask, NULL);
     blocked = false;
 }
