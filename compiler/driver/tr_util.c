@@ -191,11 +191,7 @@ char *tr_read_tail(const char *path, size_t max, size_t *omitted) {
         return NULL;
     }
     size_t size = (size_t)st.st_size, from = 0;
-    if (size > max) {
-        from = size - max;
-        /* start at a line when one begins close by */
-        *omitted = from;
-    }
+    if (size > max) from = size - max;
     char *buf = tr_xmalloc(size - from + 1);
     size_t n = 0;
     if (lseek(fd, (off_t)from, SEEK_SET) >= 0) {
@@ -208,6 +204,17 @@ char *tr_read_tail(const char *path, size_t max, size_t *omitted) {
     }
     close(fd);
     buf[n] = '\0';
+    if (from > 0) {
+        /* start at a line when one begins close by, not mid-line */
+        char *nl = memchr(buf, '\n', n < 1024 ? n : 1024);
+        if (nl) {
+            size_t cut = (size_t)(nl + 1 - buf);
+            memmove(buf, buf + cut, n - cut + 1);
+            n -= cut;
+            from += cut;
+        }
+    }
+    *omitted = from;
     /* a NUL in the output would cut it short: show it as a space */
     for (size_t i = 0; i < n; i++)
         if (buf[i] == '\0') buf[i] = ' ';

@@ -12,6 +12,7 @@
  *     nondet     a trace hash that differs from run to run
  *     flip       fail the first time, pass after (needs FAKE_STATE_DIR)
  *     out        a line on stdout and one on stderr
+ *     big        100 KB of numbered lines on stderr
  *     delay=MS   sleep MS milliseconds first
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
  * <OXL_DATA_DIR> <OXL_SIM_REPORT>" to FAKE_STATE_DIR/log. FAKE_LIST=fail
@@ -228,6 +229,8 @@ int main(int argc, char **argv) {
         printf("stdout of seed %" PRIu64 "\n", seed);
         fprintf(stderr, "stderr of seed %" PRIu64 "\n", seed);
     }
+    if (has_rule(t->rules, "big", seed, NULL))
+        for (int i = 0; i < 2000; i++) fprintf(stderr, "line %04d of a long story, padded to fifty bytes....\n", i);
     if (has_rule(t->rules, "nondet", seed, NULL)) {
         struct timespec ts2;
         clock_gettime(CLOCK_REALTIME, &ts2);

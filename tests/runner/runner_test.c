@@ -484,6 +484,14 @@ static void test_signals(void) {
     tap_is_int(count_lines(r.out, "reproduce: "), 3, "one per failing test");
     free_result(&r);
     remove_failures();
+
+    set_tests("sim|1|2|loud|big@2 fail@2\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_contains(r.out, " bytes before these not shown)\nline ", "a long stderr: its last 64 KiB, from a line's start");
+    tap_contains(r.out, "line 1999 of a long story", "its end is shown");
+    tap_contains(r.out, "assertion failed: fake failure at seed 2\noxl-sim: seed=2", "with the failure and the report");
+    free_result(&r);
+    remove_failures();
 }
 
 static void test_nondeterminism(void) {
