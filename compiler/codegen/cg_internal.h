@@ -96,6 +96,8 @@ void cg_start_dead_block(cg_module *m);
 
 /* stmt.c */
 LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at);
+/* A loop body with break going to brk and continue to cont. */
+bool cg_loop_body(cg_module *m, const ast_node *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont);
 bool cg_block(cg_module *m, const ast_node *block);
 bool cg_stmt(cg_module *m, const ast_node *s);
 
@@ -105,12 +107,25 @@ LLVMValueRef cg_operand(cg_module *m, const ast_node *e, LLVMTypeRef want);
 /* e converted to type `to` (cg_coerce): every place sema checks S into T. */
 LLVMValueRef cg_value(cg_module *m, const ast_node *e, const sema_type *to);
 LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);
+/* Checked i64 + - * / % (overflow and division panics at `at`). */
+LLVMValueRef cg_arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at);
 LLVMValueRef cg_to_string(cg_module *m, const ast_node *e);
 void cg_panic_call(cg_module *m, const char *rt_fn, base_span at);
 LLVMValueRef cg_to_word(cg_module *m, LLVMValueRef v, const sema_type *t);
 LLVMValueRef cg_from_word(cg_module *m, LLVMValueRef w, const sema_type *t);
 LLVMValueRef cg_list_len(cg_module *m, LLVMValueRef list);
 LLVMValueRef cg_list_at(cg_module *m, LLVMValueRef list, LLVMValueRef i, base_span at);
+LLVMValueRef cg_list_push(cg_module *m, LLVMValueRef list, LLVMValueRef w, base_span at);
+
+/* methods.c: the built-in methods of String, Bytes, lists and maps */
+LLVMValueRef cg_method(cg_module *m, const ast_node *e);
+/* Evaluates a method call's arguments (positional or labelled with the
+ * names given) into vals, converted to the types given. */
+bool cg_method_args(cg_module *m, const ast_node *e, const char *const *names, const sema_type *const *types,
+                    unsigned n, LLVMValueRef *vals);
+/* found ? the word as a `t` converted into `opt` : none. */
+LLVMValueRef cg_optional(cg_module *m, LLVMValueRef found, LLVMValueRef word, const sema_type *t,
+                         const sema_type *opt);
 
 /* task.c: tasks, channels, select and time (docs/oxl-build.md) */
 LLVMTypeRef cg_task_type(cg_module *m, const sema_type *t); /* Chan, Task, Instant; else NULL */
@@ -131,8 +146,20 @@ LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, 
 
 /* test.c: the test table and the C main of a test binary */
 bool cg_emit_tests(cg_module *m);
-/* map.c (maps) */
+/* map.c: maps */
 LLVMValueRef cg_map_new(cg_module *m, const sema_type *t);
+LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e);
+LLVMValueRef cg_map_at(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, base_span at);
+void cg_map_set(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, LLVMValueRef val_word, base_span at);
+LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name, LLVMValueRef map,
+                              const sema_type *mt);
+bool cg_for_map(cg_module *m, const ast_node *s);
+
+/* struct.c: structs are pointers to GC memory of one word per field, in
+ * declaration order */
+LLVMValueRef cg_struct_lit(cg_module *m, const ast_node *e);
+LLVMValueRef cg_field_ptr(cg_module *m, LLVMValueRef obj, const sema_type *st, const char *name);
+LLVMValueRef cg_field_access(cg_module *m, const ast_node *e);
 
 /* union.c: unions and optionals (a pointer to an oxl_box; none is NULL). */
 /* v of type `from` where `to` is expected (sema allows it, or a narrowing

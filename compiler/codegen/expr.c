@@ -65,7 +65,7 @@ LLVMValueRef cg_value(cg_module *m, const ast_node *e, const sema_type *to) {
 
 static LLVMValueRef i64c(cg_module *m, long long v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
 
-static LLVMValueRef arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at) {
+LLVMValueRef cg_arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at) {
     switch (op) {
     case AST_OP_ADD: return overflow_op(m, "llvm.sadd.with.overflow.i64", a, b, at);
     case AST_OP_SUB: return overflow_op(m, "llvm.ssub.with.overflow.i64", a, b, at);
@@ -184,7 +184,7 @@ static LLVMValueRef binary(cg_module *m, const ast_node *e) {
     case AST_OP_GT: p = LLVMIntSGT; break;
     case AST_OP_GE: p = LLVMIntSGE; break;
     default: {
-        LLVMValueRef v = arith(m, e->op, l, r, e->span);
+        LLVMValueRef v = cg_arith(m, e->op, l, r, e->span);
         if (!v) cg_unsupported(m, e->span, "this operator");
         return v;
     }
@@ -292,7 +292,7 @@ LLVMValueRef cg_list_at(cg_module *m, LLVMValueRef list, LLVMValueRef i, base_sp
     return LLVMBuildLoad2(m->b, m->t_i64, p, "");
 }
 
-static LLVMValueRef list_push(cg_module *m, LLVMValueRef list, LLVMValueRef w, base_span at) {
+LLVMValueRef cg_list_push(cg_module *m, LLVMValueRef list, LLVMValueRef w, base_span at) {
     LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_list_push", m->t_void, ps, 4, false);
     LLVMValueRef args[4] = {list, w, cg_file_ptr(m, at), cg_line(m, at)};
@@ -312,12 +312,30 @@ static LLVMValueRef list_lit(cg_module *m, const ast_node *e) {
         const ast_node *x = e->list.items[i];
         LLVMValueRef v = cg_value(m, x, et);
         if (!v) return NULL;
-        list_push(m, list, cg_to_word(m, v, et), x->span);
+        cg_list_push(m, list, cg_to_word(m, v, et), x->span);
     }
     return list;
 }
 
 static LLVMValueRef index_expr(cg_module *m, const ast_node *e) {
+    if (is_kind(e->a, TY_MAP) && e->list.len == 1) {
+        const sema_type *mt = e->a->type;
+        LLVMValueRef map = cg_operand(m, e->a, m->t_ptr);
+        if (!map) return NULL;
+        LLVMValueRef k = cg_value(m, e->list.items[0], mt->key);
+        if (!k) return NULL;
+        return cg_from_word(m, cg_map_at(m, map, cg_to_word(m, k, mt->key), e->span), mt->elem);
+    }
+    if (is_kind(e->a, TY_BYTES) && e->list.len == 1) {
+        LLVMValueRef b = cg_operand(m, e->a, m->t_ptr);
+        if (!b) return NULL;
+        LLVMValueRef i = cg_operand(m, e->list.items[0], m->t_i64);
+        if (!i) return NULL;
+        LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
+        LLVMValueRef f = cg_runtime_fn(m, "oxl_bytes_at", m->t_i64, ps, 4, false);
+        LLVMValueRef args[4] = {b, i, cg_file_ptr(m, e->span), cg_line(m, e->span)};
+        return call_rt(m, f, args, 4);
+    }
     if (!is_kind(e->a, TY_LIST) || e->list.len != 1) {
         cg_unsupported(m, e->span, "indexing this type");
         return NULL;
@@ -327,69 +345,6 @@ static LLVMValueRef index_expr(cg_module *m, const ast_node *e) {
     LLVMValueRef i = cg_operand(m, e->list.items[0], m->t_i64);
     if (!i) return NULL;
     return cg_from_word(m, cg_list_at(m, list, i, e->span), e->a->type->elem);
-}
-
-static LLVMValueRef list_method(cg_module *m, const ast_node *e) {
-    const ast_node *callee = e->a;
-    const char *name = callee->name ? callee->name : "";
-    bool is_len = strcmp(name, "len") == 0 && e->list.len == 0;
-    bool is_push = strcmp(name, "push") == 0 && e->list.len == 1;
-    if (!is_len && !is_push) {
-        cg_unsupported(m, e->span, "this list method");
-        return NULL;
-    }
-    if (!cg_type(m, callee->a->type, callee->a->span, false)) return NULL;
-    LLVMValueRef list = cg_operand(m, callee->a, m->t_ptr);
-    if (!list) return NULL;
-    if (is_len) return cg_list_len(m, list);
-    const ast_node *arg = e->list.items[0];
-    if (arg->name) {
-        cg_unsupported(m, arg->span, "named arguments");
-        return NULL;
-    }
-    const sema_type *et = callee->a->type->elem;
-    LLVMValueRef v = cg_value(m, arg->a, et);
-    if (!v) return NULL;
-    list_push(m, list, cg_to_word(m, v, et), e->span);
-    return LLVMConstInt(m->t_i1, 0, 0);
-}
-
-/* s.len(), s.contains(x), ...: the String methods the runtime provides. */
-static LLVMValueRef string_method(cg_module *m, const ast_node *e) {
-    static const struct {
-        const char *name, *rt;
-        unsigned nargs;
-        bool pred; /* C bool result, else a String */
-    } methods[] = {
-        {"contains", "oxl_str_contains", 1, true},   {"startsWith", "oxl_str_starts_with", 1, true},
-        {"endsWith", "oxl_str_ends_with", 1, true},  {"trim", "oxl_str_trim", 0, false},
-        {"toUpper", "oxl_str_to_upper", 0, false},   {"toLower", "oxl_str_to_lower", 0, false},
-    };
-    const ast_node *callee = e->a;
-    const char *name = callee->name ? callee->name : "";
-    int k = -1;
-    for (int i = 0; i < (int)(sizeof methods / sizeof methods[0]); i++)
-        if (strcmp(methods[i].name, name) == 0) k = i;
-    bool is_len = strcmp(name, "len") == 0;
-    if ((k < 0 && !is_len) || (is_len ? 0u : methods[k].nargs) != e->list.len) {
-        cg_unsupported(m, e->span, "this String method");
-        return NULL;
-    }
-    LLVMValueRef args[2];
-    if (!(args[0] = cg_operand(m, callee->a, m->t_ptr))) return NULL;
-    if (is_len) /* struct oxl_str_obj starts with its int64_t len */
-        return LLVMBuildLoad2(m->b, m->t_i64, LLVMBuildBitCast(m->b, args[0], LLVMPointerType(m->t_i64, 0), ""), "");
-    for (uint32_t i = 0; i < e->list.len; i++) {
-        const ast_node *arg = e->list.items[i];
-        if (arg->name) {
-            cg_unsupported(m, arg->span, "named arguments");
-            return NULL;
-        }
-        if (!(args[i + 1] = cg_operand(m, arg->a, m->t_ptr))) return NULL;
-    }
-    if (methods[k].pred) return rt_bool(m, methods[k].rt, args, 2);
-    LLVMTypeRef ps[1] = {m->t_ptr};
-    return call_rt(m, cg_runtime_fn(m, methods[k].rt, m->t_ptr, ps, 1, false), args, 1);
 }
 
 /* The arguments of a call in parameter order: positional ones, then
@@ -513,9 +468,12 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
     const sema_sym *s = callee->sym;
     LLVMValueRef handled;
     if (cg_task_call(m, e, &handled)) return handled;
-    if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRING))
-        return string_method(m, e);
-    if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_LIST)) return list_method(m, e);
+    if (callee->kind == AST_FIELD_ACCESS && !s && callee->a &&
+        (is_kind(callee->a, TY_STRING) || is_kind(callee->a, TY_BYTES) || is_kind(callee->a, TY_LIST) ||
+         is_kind(callee->a, TY_MAP)))
+        return cg_method(m, e);
+    if (e->type && e->type->kind == TY_MAP && (callee->kind == AST_INDEX || callee->kind == AST_TYPE_NAME))
+        return cg_map_new(m, e->type); /* Map[K, V]() */
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && is_kind(callee->a, TY_STRUCT) && callee->type &&
         callee->type->kind == TY_FN)
         return call_value(m, e, callee);
@@ -561,13 +519,40 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
             return s->owner ? cg_coerce(m, v, held, s->type) : v;
         }
     }
+    if (s && s->kind == SYM_FN && s->sig && !s->is_rpc) {
+        /* a named function as a value: a pointer to it */
+        LLVMValueRef f;
+        if (s->is_extern) {
+            f = extern_fn(m, s, e->span);
+        } else {
+            char *name = cg_fn_symbol(m, s->decl, s->pkg);
+            f = LLVMGetNamedFunction(m->mod, name);
+            free(name);
+        }
+        if (f) return LLVMBuildBitCast(m->b, f, m->t_ptr, "");
+    }
     if (s && s->kind == SYM_CONST && s->cval) {
+        if (s->cval->kind == CV_NONE) return LLVMConstNull(m->t_ptr);
         if (s->cval->kind == CV_INT) return i64c(m, s->cval->i);
         if (s->cval->kind == CV_BOOL) return LLVMConstInt(m->t_i1, s->cval->i != 0, 0);
         if (s->cval->kind == CV_STRING) return str_lit(m, s->cval->s ? s->cval->s : "", (int64_t)s->cval->slen);
     }
     cg_unsupported(m, e->span, "this kind of name");
     return NULL;
+}
+
+LLVMValueRef cg_field_access(cg_module *m, const ast_node *e) {
+    if (e->sym) return ident(m, e); /* a module's member: m.f, m.C */
+    const sema_type *ot = e->a ? e->a->type : NULL;
+    if (!ot || ot->kind != TY_STRUCT || !e->type) {
+        cg_unsupported(m, e->span, "this field access");
+        return NULL;
+    }
+    LLVMValueRef o = cg_operand(m, e->a, m->t_ptr);
+    if (!o || LLVMIsUndef(o)) return o;
+    LLVMValueRef p = cg_field_ptr(m, o, ot, e->name);
+    if (!p) return NULL;
+    return cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, p, e->name ? e->name : ""), e->type);
 }
 
 static LLVMValueRef is_test(cg_module *m, const ast_node *e) {
@@ -606,14 +591,14 @@ static LLVMValueRef expr(cg_module *m, const ast_node *e) {
     case AST_CALL: return call(m, e);
     case AST_DURATION: return i64c(m, e->ival);
     case AST_LIST_LIT: return list_lit(m, e);
-    case AST_MAP_LIT: cg_unsupported(m, e->span, "map literals"); return NULL;
-    case AST_STRUCT_LIT: cg_unsupported(m, e->span, "struct literals"); return NULL;
+    case AST_MAP_LIT: return cg_map_lit(m, e);
+    case AST_STRUCT_LIT: return cg_struct_lit(m, e);
     case AST_SPAWN: return cg_spawn(m, e);
     case AST_NONE: return LLVMConstNull(m->t_ptr);
     case AST_IS: return is_test(m, e);
     case AST_MATCH: return cg_match(m, e, true);
     case AST_INDEX: return index_expr(m, e);
-    case AST_FIELD_ACCESS: cg_unsupported(m, e->span, "field and method access"); return NULL;
+    case AST_FIELD_ACCESS: return cg_field_access(m, e);
     default: cg_unsupported(m, e->span, "this expression"); return NULL;
     }
 }

@@ -3,6 +3,8 @@
  * keys, contents for String and Bytes keys). */
 #include "codegen/cg_internal.h"
 
+#include <string.h>
+
 LLVMValueRef cg_map_new(cg_module *m, const sema_type *t) {
     const sema_type *k = t->key;
     int kind;
@@ -16,4 +18,123 @@ LLVMValueRef cg_map_new(cg_module *m, const sema_type *t) {
     LLVMValueRef f = cg_runtime_fn(m, "oxl_map_new", m->t_ptr, ps, 1, false);
     LLVMValueRef arg = LLVMConstInt(m->t_i32, (unsigned)kind, 0);
     return cg_call(m, f, &arg, 1);
+}
+
+static LLVMValueRef i64c(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
+
+static LLVMValueRef rt(cg_module *m, const char *name, LLVMTypeRef res, LLVMTypeRef *ps, LLVMValueRef *args,
+                       unsigned n) {
+    return cg_call(m, cg_runtime_fn(m, name, res, ps, n, false), args, n);
+}
+
+static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMTypeRef *ps, LLVMValueRef *args, unsigned n) {
+    return LLVMBuildICmp(m->b, LLVMIntNE, rt(m, name, m->t_i8, ps, args, n), LLVMConstInt(m->t_i8, 0, 0), "");
+}
+
+/* m[k]: panics "key not found: <key>" at `at`. */
+LLVMValueRef cg_map_at(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, base_span at) {
+    LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
+    LLVMValueRef args[4] = {map, key_word, cg_file_ptr(m, at), cg_line(m, at)};
+    return rt(m, "oxl_map_at", m->t_i64, ps, args, 4);
+}
+
+void cg_map_set(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, LLVMValueRef val_word, base_span at) {
+    LLVMTypeRef ps[5] = {m->t_ptr, m->t_i64, m->t_i64, m->t_ptr, m->t_i32};
+    LLVMValueRef args[5] = {map, key_word, val_word, cg_file_ptr(m, at), cg_line(m, at)};
+    rt(m, "oxl_map_set", m->t_void, ps, args, 5);
+}
+
+/* {k: v, ...}: entries set in the order written (a repeated key keeps its
+ * first position and its last value). */
+LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e) {
+    const sema_type *mt = e->type;
+    if (!mt || mt->kind != TY_MAP) {
+        cg_unsupported(m, e->span, "this map literal");
+        return NULL;
+    }
+    LLVMValueRef map = cg_map_new(m, mt);
+    if (!map) return NULL;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *en = e->list.items[i];
+        LLVMValueRef k = cg_value(m, en->a, mt->key);
+        if (!k) return NULL;
+        LLVMValueRef v = cg_value(m, en->b, mt->elem);
+        if (!v) return NULL;
+        cg_map_set(m, map, cg_to_word(m, k, mt->key), cg_to_word(m, v, mt->elem), en->span);
+    }
+    return map;
+}
+
+LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name, LLVMValueRef map,
+                              const sema_type *mt) {
+    LLVMValueRef v[2];
+    static const char *const kn[] = {"k", "v"};
+    const sema_type *kt[] = {mt->key, mt->elem};
+    LLVMTypeRef ps[3] = {m->t_ptr, m->t_i64, LLVMPointerType(m->t_i64, 0)};
+    if (strcmp(name, "len") == 0) return rt(m, "oxl_map_len", m->t_i64, ps, &map, 1);
+    if (strcmp(name, "keys") == 0) return rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
+    if (strcmp(name, "values") == 0) return rt(m, "oxl_map_values", m->t_ptr, ps, &map, 1);
+    if (strcmp(name, "set") == 0) {
+        if (!cg_method_args(m, e, kn, kt, 2, v)) return NULL;
+        cg_map_set(m, map, cg_to_word(m, v[0], mt->key), cg_to_word(m, v[1], mt->elem), e->span);
+        return LLVMConstNull(m->t_ptr);
+    }
+    if (!cg_method_args(m, e, kn, kt, 1, v)) return NULL;
+    LLVMValueRef k = cg_to_word(m, v[0], mt->key);
+    if (strcmp(name, "has") == 0) {
+        LLVMValueRef args[2] = {map, k};
+        return rt_bool(m, "oxl_map_has", ps, args, 2);
+    }
+    if (strcmp(name, "get") == 0 || strcmp(name, "remove") == 0) {
+        LLVMValueRef out = cg_entry_alloca(m, m->t_i64, "out");
+        LLVMValueRef args[3] = {map, k, out};
+        LLVMValueRef found = rt_bool(m, name[0] == 'g' ? "oxl_map_get" : "oxl_map_remove", ps, args, 3);
+        return cg_optional(m, found, LLVMBuildLoad2(m->b, m->t_i64, out, ""), mt->elem, e->type);
+    }
+    cg_unsupported(m, e->span, "this map method");
+    return NULL;
+}
+
+/* for k in m / for k, v in m: over a snapshot of the keys taken at the
+ * start, in insertion order; a key removed by the body before it is reached
+ * is skipped, keys the body adds are not visited. */
+bool cg_for_map(cg_module *m, const ast_node *s) {
+    const sema_type *mt = s->a->type;
+    LLVMTypeRef kt = cg_type(m, mt->key, s->name_span, false), vt = cg_type(m, mt->elem, s->name_span, false);
+    if (!kt || !vt) return false;
+    LLVMValueRef map = cg_operand(m, s->a, m->t_ptr);
+    if (!map) return false;
+    LLVMTypeRef ps[3] = {m->t_ptr, m->t_i64, LLVMPointerType(m->t_i64, 0)};
+    LLVMValueRef keys = rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
+    LLVMValueRef n = cg_list_len(m, keys);
+    LLVMValueRef idx = cg_entry_alloca(m, m->t_i64, "idx");
+    LLVMValueRef out = cg_entry_alloca(m, m->t_i64, "val");
+    LLVMValueRef kslot = cg_entry_alloca(m, kt, s->name ? s->name : "k");
+    LLVMValueRef vslot = s->name2 ? cg_entry_alloca(m, vt, s->name2) : NULL;
+    LLVMBuildStore(m->b, i64c(m, 0), idx);
+    cg_add_local(m, s, kslot);
+    if (vslot) cg_add_local2(m, s, vslot);
+    LLVMBasicBlockRef cond = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "formap.cond");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "formap.body");
+    LLVMBasicBlockRef live = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "formap.live");
+    LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "formap.step");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "formap.end");
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, cond);
+    LLVMValueRef i = LLVMBuildLoad2(m->b, m->t_i64, idx, "");
+    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntSLT, i, n, ""), body, end);
+    LLVMPositionBuilderAtEnd(m->b, body);
+    LLVMValueRef kw = cg_list_at(m, keys, i, s->a->span);
+    LLVMValueRef args[3] = {map, kw, out};
+    LLVMBuildCondBr(m->b, rt_bool(m, "oxl_map_get", ps, args, 3), live, step);
+    LLVMPositionBuilderAtEnd(m->b, live);
+    LLVMBuildStore(m->b, cg_from_word(m, kw, mt->key), kslot);
+    if (vslot) LLVMBuildStore(m->b, cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, out, ""), mt->elem), vslot);
+    if (!cg_loop_body(m, s->b, end, step)) return false;
+    LLVMPositionBuilderAtEnd(m->b, step);
+    i = LLVMBuildLoad2(m->b, m->t_i64, idx, "");
+    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, i64c(m, 1), ""), idx);
+    LLVMBuildBr(m->b, cond);
+    LLVMPositionBuilderAtEnd(m->b, end);
+    return true;
 }

@@ -15,6 +15,8 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/union.c
   ${CMAKE_CURRENT_LIST_DIR}/fmt.c
   ${CMAKE_CURRENT_LIST_DIR}/map.c
+  ${CMAKE_CURRENT_LIST_DIR}/struct.c
+  ${CMAKE_CURRENT_LIST_DIR}/methods.c
   ${CMAKE_CURRENT_LIST_DIR}/target.c)
 target_include_directories(oxlcodegen SYSTEM PUBLIC ${OXL_LLVM_INCLUDE})
 target_include_directories(oxlcodegen PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)

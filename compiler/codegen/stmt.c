@@ -73,63 +73,109 @@ static const ast_node *strip(const ast_node *e) {
     return e;
 }
 
-/* xs[i] = v and xs[i] op= v (the list and index are evaluated once). */
-static bool assign_index(cg_module *m, const ast_node *s, const ast_node *t) {
-    if (!t->a->type || t->a->type->kind != TY_LIST || t->list.len != 1 ||
-        !cg_type(m, t->a->type, t->a->span, false)) {
-        cg_unsupported(m, s->a->span, "assigning to this target");
-        return false;
-    }
-    const sema_type *et = t->a->type->elem;
-    LLVMTypeRef elt = cg_type(m, et, t->span, false);
-    if (!elt) return false;
-    LLVMValueRef list = cg_operand(m, t->a, m->t_ptr);
-    if (!list) return false;
-    LLVMValueRef i = cg_operand(m, t->list.items[0], m->t_i64);
-    if (!i) return false;
-    int op = s->op;
-    LLVMValueRef v;
-    if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
-        v = cg_value(m, s->b, et);
-        if (!v) return false;
-    } else {
-        cg_unsupported(m, s->span, "compound assignment to list elements");
-        return false;
-    }
-    LLVMTypeRef ps[5] = {m->t_ptr, m->t_i64, m->t_i64, m->t_ptr, m->t_i32};
-    LLVMValueRef f = cg_runtime_fn(m, "oxl_list_set", m->t_void, ps, 5, false);
-    LLVMValueRef args[5] = {list, i, cg_to_word(m, v, et), cg_file_ptr(m, t->span), cg_line(m, t->span)};
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, 5, "");
-    return true;
-}
+/* An assignable place: a local's slot, a struct field, a list element or a
+ * map entry, with its parts evaluated once (for `a op= b`). */
+typedef struct place {
+    int kind; /* 'l' local, 'f' field, 'i' list element, 'm' map entry */
+    LLVMValueRef slot, obj, key;
+    const sema_type *t; /* the place's type */
+    base_span at;
+} place;
 
-static bool assign_stmt(cg_module *m, const ast_node *s) {
-    const ast_node *t = strip(s->a);
-    if (t->kind == AST_INDEX) return assign_index(m, s, t);
-    const sema_sym *sym = t->kind == AST_IDENT ? t->sym : NULL;
-    LLVMValueRef slot = sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM) ? cg_sym_slot(m, sym) : NULL;
-    if (!slot) {
-        cg_unsupported(m, s->a->span, "assigning to this target");
-        return false;
-    }
-    int op = s->op;
-    if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
-        LLVMValueRef v = cg_value(m, s->b, sym->type);
-        if (!v) return false;
-        LLVMBuildStore(m->b, v, slot);
+static bool eval_place(cg_module *m, const ast_node *t, place *p) {
+    p->at = t->span;
+    p->t = t->type;
+    if (t->kind == AST_IDENT) {
+        const sema_sym *sym = t->sym;
+        p->kind = 'l';
+        p->slot = sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM) ? cg_sym_slot(m, sym) : NULL;
+        if (sym) p->t = sym->type;
+        if (!p->slot) {
+            cg_unsupported(m, t->span, "assigning to this target");
+            return false;
+        }
         return true;
     }
-    /* compound: target op= value, with the same checks as the binary op */
-    ast_node bin = {0};
-    bin.kind = AST_BINARY;
-    bin.op = (uint8_t)(op == '+' ? AST_OP_ADD : op == '-' ? AST_OP_SUB : op == '*' ? AST_OP_MUL : op);
-    bin.span = s->span;
-    bin.a = (ast_node *)s->a;
-    bin.b = s->b;
-    bin.type = s->a->type;
-    LLVMValueRef v = cg_expr(m, &bin);
+    if (t->kind == AST_FIELD_ACCESS && !t->sym && t->a && t->a->type && t->a->type->kind == TY_STRUCT) {
+        p->kind = 'f';
+        if (!(p->obj = cg_operand(m, t->a, m->t_ptr))) return false;
+        return (p->slot = cg_field_ptr(m, p->obj, t->a->type, t->name)) != NULL;
+    }
+    if (t->kind == AST_INDEX && t->list.len == 1 && t->a->type &&
+        (t->a->type->kind == TY_LIST || t->a->type->kind == TY_MAP)) {
+        const sema_type *ct = t->a->type;
+        p->kind = ct->kind == TY_LIST ? 'i' : 'm';
+        p->t = ct->elem;
+        if (!(p->obj = cg_operand(m, t->a, m->t_ptr))) return false;
+        if (ct->kind == TY_LIST) {
+            if (!(p->key = cg_operand(m, t->list.items[0], m->t_i64))) return false;
+        } else {
+            LLVMValueRef k = cg_value(m, t->list.items[0], ct->key);
+            if (!k) return false;
+            p->key = cg_to_word(m, k, ct->key);
+        }
+        return true;
+    }
+    cg_unsupported(m, t->span, "assigning to this target");
+    return false;
+}
+
+static LLVMValueRef place_load(cg_module *m, place *p) {
+    switch (p->kind) {
+    case 'l': /* an alloca, or the collected cell of a var a spawn block captures */
+        return LLVMBuildLoad2(m->b, cg_type(m, p->t, p->at, false), p->slot, "");
+    case 'f': return cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, p->slot, ""), p->t);
+    case 'i': return cg_from_word(m, cg_list_at(m, p->obj, p->key, p->at), p->t);
+    default: return cg_from_word(m, cg_map_at(m, p->obj, p->key, p->at), p->t);
+    }
+}
+
+static void place_store(cg_module *m, place *p, LLVMValueRef v) {
+    switch (p->kind) {
+    case 'l': LLVMBuildStore(m->b, v, p->slot); return;
+    case 'f': LLVMBuildStore(m->b, cg_to_word(m, v, p->t), p->slot); return;
+    case 'i': {
+        LLVMTypeRef ps[5] = {m->t_ptr, m->t_i64, m->t_i64, m->t_ptr, m->t_i32};
+        LLVMValueRef f = cg_runtime_fn(m, "oxl_list_set", m->t_void, ps, 5, false);
+        LLVMValueRef args[5] = {p->obj, p->key, cg_to_word(m, v, p->t), cg_file_ptr(m, p->at), cg_line(m, p->at)};
+        cg_call(m, f, args, 5);
+        return;
+    }
+    default: cg_map_set(m, p->obj, p->key, cg_to_word(m, v, p->t), p->at); return;
+    }
+}
+
+/* target = e and target op= e (checked as target = target op e; the
+ * target's parts are evaluated once, before e). */
+static bool assign_stmt(cg_module *m, const ast_node *s) {
+    place p = {0};
+    if (!eval_place(m, strip(s->a), &p)) return false;
+    int op = s->op;
+    if (op == '=' || op == AST_OP_SET || op == AST_OP_NONE) {
+        LLVMValueRef v = cg_value(m, s->b, p.t);
+        if (!v) return false;
+        if (!cg_terminated(m)) place_store(m, &p, v);
+        return true;
+    }
+    int bop = op == '+' ? AST_OP_ADD : op == '-' ? AST_OP_SUB : op == '*' ? AST_OP_MUL : op;
+    const sema_type *rt = s->b->type;
+    LLVMTypeRef rlt = rt ? cg_type(m, rt, s->b->span, false) : NULL;
+    if (!rlt) return false;
+    LLVMValueRef r = cg_operand(m, s->b, rlt);
+    if (!r) return false;
+    LLVMValueRef old = place_load(m, &p), v;
+    if (p.t->kind == TY_STRING && bop == AST_OP_ADD) {
+        LLVMTypeRef ps[2] = {m->t_ptr, m->t_ptr};
+        LLVMValueRef args[2] = {old, r};
+        v = cg_call(m, cg_runtime_fn(m, "oxl_str_concat", m->t_ptr, ps, 2, false), args, 2);
+    } else if (LLVMTypeOf(old) == m->t_i64 && rlt == m->t_i64) {
+        v = cg_arith(m, bop, old, r, s->span);
+    } else {
+        cg_unsupported(m, s->span, "this compound assignment");
+        return false;
+    }
     if (!v) return false;
-    LLVMBuildStore(m->b, v, slot);
+    place_store(m, &p, v);
     return true;
 }
 
@@ -150,7 +196,7 @@ static bool if_stmt(cg_module *m, const ast_node *s) {
     return true;
 }
 
-static bool loop_body(cg_module *m, const ast_node *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
+bool cg_loop_body(cg_module *m, const ast_node *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
     cg_loop l = {m->loop, brk, cont};
     m->loop = &l;
     bool ok = cg_block(m, body);
@@ -167,7 +213,7 @@ static bool while_stmt(cg_module *m, const ast_node *s) {
     if (!c) return false;
     LLVMBuildCondBr(m->b, c, body, end);
     LLVMPositionBuilderAtEnd(m->b, body);
-    if (!loop_body(m, s->b, end, cond)) return false;
+    if (!cg_loop_body(m, s->b, end, cond)) return false;
     LLVMPositionBuilderAtEnd(m->b, end);
     return true;
 }
@@ -178,19 +224,23 @@ static bool while_stmt(cg_module *m, const ast_node *s) {
  * visited); every element is read with the bounds check. */
 static bool for_list(cg_module *m, const ast_node *s) {
     const sema_type *lt = s->a->type;
-    if (s->name2 || !cg_type(m, lt, s->a->span, false)) {
-        if (s->name2) cg_unsupported(m, s->span, "two loop variables");
-        return false;
-    }
+    if (!cg_type(m, lt, s->a->span, false)) return false;
     LLVMTypeRef elt = cg_type(m, lt->elem, s->name_span, false);
     if (!elt) return false;
     LLVMValueRef list = cg_operand(m, s->a, m->t_ptr);
     if (!list) return false;
     LLVMValueRef n = cg_list_len(m, list);
     LLVMValueRef idx = cg_entry_alloca(m, m->t_i64, "idx");
-    LLVMValueRef slot = cg_entry_alloca(m, elt, s->name ? s->name : "x");
+    /* for x in xs, or for i, x in xs (the index first) */
+    LLVMValueRef islot = s->name2 ? cg_entry_alloca(m, m->t_i64, s->name ? s->name : "i") : NULL;
+    LLVMValueRef slot = cg_entry_alloca(m, elt, s->name2 ? s->name2 : s->name ? s->name : "x");
     LLVMBuildStore(m->b, LLVMConstInt(m->t_i64, 0, 0), idx);
-    cg_add_local(m, s, slot);
+    if (islot) {
+        cg_add_local(m, s, islot);
+        cg_add_local2(m, s, slot);
+    } else {
+        cg_add_local(m, s, slot);
+    }
     LLVMBasicBlockRef cond = new_bb(m, "for.cond"), body = new_bb(m, "for.body"), step = new_bb(m, "for.step"),
                       end = new_bb(m, "for.end");
     LLVMBuildBr(m->b, cond);
@@ -199,7 +249,8 @@ static bool for_list(cg_module *m, const ast_node *s) {
     LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntSLT, i, n, ""), body, end);
     LLVMPositionBuilderAtEnd(m->b, body);
     LLVMBuildStore(m->b, cg_from_word(m, cg_list_at(m, list, i, s->a->span), lt->elem), slot);
-    if (!loop_body(m, s->b, end, step)) return false;
+    if (islot) LLVMBuildStore(m->b, i, islot);
+    if (!cg_loop_body(m, s->b, end, step)) return false;
     LLVMPositionBuilderAtEnd(m->b, step);
     i = LLVMBuildLoad2(m->b, m->t_i64, idx, "");
     LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, LLVMConstInt(m->t_i64, 1, 0), ""), idx);
@@ -212,6 +263,7 @@ static bool for_stmt(cg_module *m, const ast_node *s) {
     const ast_node *r = strip(s->a);
     if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_CHAN) return cg_for_chan(m, s);
     if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_LIST) return for_list(m, s);
+    if (r->kind != AST_RANGE && s->a->type && s->a->type->kind == TY_MAP) return cg_for_map(m, s);
     if (r->kind != AST_RANGE || s->name2) {
         cg_unsupported(m, s->a->span, "for loops over anything but a range");
         return false;
@@ -231,7 +283,7 @@ static bool for_stmt(cg_module *m, const ast_node *s) {
     LLVMValueRef i = LLVMBuildLoad2(m->b, m->t_i64, slot, "");
     LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, incl ? LLVMIntSLE : LLVMIntSLT, i, hi, ""), body, end);
     LLVMPositionBuilderAtEnd(m->b, body);
-    if (!loop_body(m, s->b, end, step)) return false;
+    if (!cg_loop_body(m, s->b, end, step)) return false;
     LLVMPositionBuilderAtEnd(m->b, step);
     i = LLVMBuildLoad2(m->b, m->t_i64, slot, "");
     if (incl) {
