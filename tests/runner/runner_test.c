@@ -906,6 +906,42 @@ static void test_terminal_and_interrupt(void) {
     free_result(&r);
 }
 
+static void sha_hex(const char *text, char out[65]) {
+    tr_sha256 c;
+    unsigned char d[32];
+    tr_sha256_init(&c);
+    /* fed in uneven pieces: the block buffering is part of what is tested */
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i += 7) tr_sha256_add(&c, text + i, n - i < 7 ? n - i : 7);
+    tr_sha256_done(&c, d);
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static void test_escapes_and_hashes(void) {
+    char h[65];
+    sha_hex("abc", h);
+    tap_is_str(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "SHA-256 of abc (FIPS 180-4)");
+    sha_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", h);
+    tap_is_str(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "SHA-256 of the two-block vector");
+    sha_hex("", h);
+    tap_is_str(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "SHA-256 of nothing");
+
+    tr_buf b = {0};
+    tr_json_str(&b, "a\"\\\n\t\x01\xff\xc3\xa9");
+    tap_is_str(b.s, "\"a\\\"\\\\\\n\\t\\u0001\\ufffd\xc3\xa9\"", "JSON: escapes, control characters, bad UTF-8 kept valid");
+    tr_buf_free(&b);
+    tr_xml_text(&b, "<a & \"b\">\x02\xfe");
+    tap_is_str(b.s, "&lt;a &amp; &quot;b&quot;&gt;\\x02\xef\xbf\xbd", "XML: entities, no control characters, bad UTF-8 replaced");
+    tr_buf_free(&b);
+    tr_shell_quote(&b, "it's");
+    tap_is_str(b.s, "'it'\\''s'", "shell: a single quote closed, escaped, reopened");
+    tr_buf_free(&b);
+    tr_shell_word(&b, "pkg/a-b_c.d");
+    tr_shell_word(&b, " my pkg");
+    tap_is_str(b.s, "pkg/a-b_c.d' my pkg'", "shell: a plain path as it is, others quoted");
+    tr_buf_free(&b);
+}
+
 static void test_bad_flags(void) {
     static const struct {
         const char *args[4];
@@ -960,6 +996,7 @@ int main(void) {
     write_pkg_file("a.oxl", "// a package\n");
     write_pkg_file("sub/b.oxl", "// a subpackage\n");
 
+    test_escapes_and_hashes();
     test_default_run();
     test_process_env();
     test_lowest_seed();
