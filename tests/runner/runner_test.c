@@ -390,7 +390,7 @@ static void test_process_env(void) {
 
 static void test_lowest_seed(void) {
     /* seed 5 fails slowly, seed 9 quickly: in parallel 9 fails first */
-    set_tests("sim|1|40|race|fail@5,9 delay=400@5\n");
+    set_tests("sim|1|40|race|fail@5,9 delay=1000@5\n");
     reset_state();
     result seq = run_env(NULL, ARGS(pkg, "-j", "1"));
     remove_failures();
