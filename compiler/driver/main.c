@@ -5,6 +5,9 @@
  * flag, missing or unreadable input), 3 internal compiler error. The only
  * exit() calls of the compiler are here. */
 #include "driver/build.h"
+#ifdef OXL_HAVE_CODEGEN
+#include "driver/test_runner.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,11 @@ static const char usage_text[] =
     "                  (default out: <package>.test; docs/test-binary.md)\n"
     "  run <package-dir | file.oxl> [-O2] [-###] [-- args]\n"
     "                  build to a temporary file, run it, exit with its status\n"
+    "  test [package-dir] [options]\n"
+    "                  build the package's test binary and run its unit and sim\n"
+    "                  tests, each seed in a process of its own (docs/testing.md;\n"
+    "                  exit status 0 pass, 1 failed, 2 usage, 3 not built,\n"
+    "                  4 no test matched, 5 not deterministic)\n"
     "  version         print the version\n"
     "  help            print this help\n"
     "\n"
@@ -150,6 +158,7 @@ int main(int argc, char **argv) {
 #ifdef OXL_HAVE_CODEGEN
     if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2, false);
     if (strcmp(cmd, "run") == 0) return cmd_build(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "test") == 0) return tr_command(argc - 2, argv + 2);
 #endif
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         if (argc > 2) {

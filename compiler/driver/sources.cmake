@@ -18,6 +18,13 @@ endif()
 
 add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/build.c)
 target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c)
+# The test runner without its builder: the oxl executable and the runner's
+# own tests (tests/runner/, which hand it a fake test binary) compile it.
+set(OXL_TEST_RUNNER_SOURCES
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/test_runner.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
+  CACHE INTERNAL "")
 target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE
   OXL_VERSION="${OXL_VERSION_STRING}"
@@ -43,4 +50,6 @@ if(OXL_HAVE_SEMA AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/codegen/sources.cmake)
   target_link_libraries(oxl PRIVATE oxlcodegen)
   target_compile_definitions(oxl PRIVATE OXL_HAVE_CODEGEN=1 OXL_RUNTIME_LIB="$<TARGET_FILE:oxlrt>")
   add_dependencies(oxl oxlrt)
+  # oxl test (docs/testing.md), with build.c's test binary builder
+  target_sources(oxl PRIVATE ${OXL_TEST_RUNNER_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_build.c)
 endif()

@@ -1,0 +1,219 @@
+/* bench_runner: how many seeds per second `oxl test` runs, and what the
+ * runner adds to each seed's process.
+ *
+ * It writes a package with two sim tests of 1,000 seeds each: a trivial one
+ * (one assert) and one where five tasks pass a message around a ring 1,000
+ * times, each hop delayed 1..20 ms of virtual time and 5 percent of them
+ * dropped and resent after a 50 ms timeout (net.latency and net.drop are
+ * set too; the hops are channels inside the node, so the test draws the
+ * delays and drops itself with sim.rand). It times `oxl test` on each at
+ * -j 1 and -j 2 (best of RUNS, binary already cached) and, as the
+ * baseline, the same test binary spawned directly, one seed after the
+ * other, by posix_spawn with the protocol's variables and output to
+ * /dev/null. Prints
+ *   runner.<test>_j<N>.seeds_per_sec   through oxl test
+ *   runner.<test>.direct_seeds_per_sec the bare binary, sequentially
+ *   runner.<test>.overhead_us_per_seed (oxl test -j 1 - direct) per seed:
+ *                                       data directory, capture files,
+ *                                       process group, the report line
+ *   runner.<test>.j2_vs_j1.ratio
+ *
+ *   bench_runner [path/to/oxl]   (default: the oxl beside build/bench/) */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define SEEDS 1000
+#define RUNS 3
+
+static const char package[] =
+    "use std.test { sim, net }\n"
+    "use std.time { sleep }\n"
+    "\n"
+    "test sim \"trivial\" seeds 1..=1000 {\n"
+    "  assert 1 + 1 == 2\n"
+    "}\n"
+    "\n"
+    "fn hop_delay() -> Duration {\n"
+    "  var r = sim.rand() % 1000\n"
+    "  if r < 0 {\n"
+    "    r = -r\n"
+    "  }\n"
+    "  if r < 50 {\n"
+    "    return 50ms + (1 + r % 20) * 1ms\n"
+    "  }\n"
+    "  return (1 + r % 20) * 1ms\n"
+    "}\n"
+    "\n"
+    "fn relay(from: Chan[Int], to: Chan[Int], done: Chan[Int], last: Int) {\n"
+    "  while true {\n"
+    "    let got = from.recv()\n"
+    "    if got is Int {\n"
+    "      if got >= last {\n"
+    "        done.send(got)\n"
+    "        return\n"
+    "      }\n"
+    "      sleep(hop_delay())\n"
+    "      to.send(got + 1)\n"
+    "    } else {\n"
+    "      return\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "\n"
+    "test sim \"messages\" seeds 1..=1000 {\n"
+    "  net.latency(1ms, 20ms)\n"
+    "  net.drop(50)\n"
+    "  let c0 = Chan[Int](1)\n"
+    "  let c1 = Chan[Int](1)\n"
+    "  let c2 = Chan[Int](1)\n"
+    "  let c3 = Chan[Int](1)\n"
+    "  let c4 = Chan[Int](1)\n"
+    "  let done = Chan[Int](5)\n"
+    "  spawn { relay(c0, c1, done, 1000) }\n"
+    "  spawn { relay(c1, c2, done, 1000) }\n"
+    "  spawn { relay(c2, c3, done, 1000) }\n"
+    "  spawn { relay(c3, c4, done, 1000) }\n"
+    "  spawn { relay(c4, c0, done, 1000) }\n"
+    "  c0.send(1)\n"
+    "  assert done.recv() == 1000\n"
+    "}\n";
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Spawns argv with stdout and stderr to /dev/null; returns its status. */
+static int run(char *const argv[], char *const envp[]) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int e = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp ? envp : environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e != 0) {
+        fprintf(stderr, "bench_runner: cannot run %s: %s\n", argv[0], strerror(e));
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Seconds for SEEDS seeds of test index idx spawned one after the other. */
+static double direct(const char *bin, int idx, const char *data) {
+    char run_var[32], seed_var[32], data_var[PATH_MAX + 64];
+    char *envp[] = {run_var, seed_var, data_var, "OXL_SIM_REPORT=1", NULL};
+    char *argv[] = {(char *)bin, NULL};
+    snprintf(run_var, sizeof run_var, "OXL_TEST_RUN=%d", idx);
+    snprintf(data_var, sizeof data_var, "OXL_DATA_DIR=%s", data);
+    double t0 = now_s();
+    for (int s = 1; s <= SEEDS; s++) {
+        snprintf(seed_var, sizeof seed_var, "OXL_TEST_SEED=%d", s);
+        if (run(argv, envp) != 0) {
+            fprintf(stderr, "bench_runner: the test binary failed test %d seed %d\n", idx, s);
+            return -1;
+        }
+    }
+    return now_s() - t0;
+}
+
+int main(int argc, char **argv) {
+    char oxl[PATH_MAX + 16];
+    if (argc > 1) {
+        snprintf(oxl, sizeof oxl, "%s", argv[1]);
+    } else {
+        char self[PATH_MAX - 16];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) return 2;
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) *slash = '\0';
+        snprintf(oxl, sizeof oxl, "%s/../oxl", self);
+    }
+    if (access(oxl, X_OK) != 0) {
+        fprintf(stderr, "bench_runner: no oxl at %s\n", oxl);
+        return 2;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX - 64], path[PATH_MAX + 32], cache[PATH_MAX + 32], bin[PATH_MAX + 32], data[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/oxl-bench-runner-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("bench_runner: mkdtemp");
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/pkg", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/pkg/bench.oxl", dir);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(package, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "bench_runner: cannot write %s\n", path);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/pkg", dir);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    snprintf(bin, sizeof bin, "%s/bench.test", dir);
+    snprintf(data, sizeof data, "%s/data", dir);
+    mkdir(data, 0755);
+    setenv("OXL_CACHE_DIR", cache, 1);
+    setenv("OXL_TEST_KEEP_BINARY", bin, 1);
+    unsetenv("TEST_TOTAL_SHARDS");
+    unsetenv("TEST_SHARD_INDEX");
+    unsetenv("XML_OUTPUT_FILE");
+
+    /* build once (the cache serves every timed run) */
+    char *list_argv[] = {oxl, "test", path, "--list", NULL};
+    if (run(list_argv, NULL) != 0) {
+        fprintf(stderr, "bench_runner: oxl test --list failed on %s\n", path);
+        return 1;
+    }
+    unsetenv("OXL_TEST_KEEP_BINARY");
+
+    static const char *tests[] = {"trivial", "messages"};
+    int status = 0;
+    for (int t = 0; t < 2; t++) {
+        double best[3] = {1e30, 1e30, 1e30};
+        for (int r = 0; r < RUNS; r++) {
+            for (int j = 1; j <= 2; j++) {
+                char jobs[8];
+                snprintf(jobs, sizeof jobs, "%d", j);
+                char *targv[] = {oxl, "test", path, "--exact", (char *)tests[t], "-j", jobs, NULL};
+                double t0 = now_s();
+                int st = run(targv, NULL);
+                double s = now_s() - t0;
+                if (st != 0) {
+                    fprintf(stderr, "bench_runner: oxl test --exact %s -j %d exited %d\n", tests[t], j, st);
+                    status = 1;
+                }
+                if (s < best[j]) best[j] = s;
+            }
+            double d = direct(bin, t, data);
+            if (d < 0) status = 1;
+            else if (d < best[0]) best[0] = d;
+        }
+        printf("runner.%s_j1.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[1]);
+        printf("runner.%s_j2.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[2]);
+        printf("runner.%s.direct_seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[0]);
+        printf("runner.%s.overhead_us_per_seed: %.0f us\n", tests[t], (best[1] - best[0]) / SEEDS * 1e6);
+        printf("runner.%s.j2_vs_j1.ratio: %.2f x\n", tests[t], best[1] / best[2]);
+    }
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "bench_runner: could not remove %s\n", dir);
+    return status;
+}

@@ -1,0 +1,52 @@
+/* tr_build.c: `oxl test` with the driver's own test binary builder
+ * (drv_build_test_binary, build.h) and the cache key's inputs as the driver
+ * finds them: this executable, the runtime library and the std root. */
+#include "test_runner.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build.h"
+
+#ifndef OXL_STD_DIR
+#define OXL_STD_DIR "std"
+#endif
+#ifndef OXL_RUNTIME_LIB
+#define OXL_RUNTIME_LIB "liboxlrt.a"
+#endif
+
+static int build_with_driver(void *ctx, const char *pkg, const char *out, bool show_commands, int opt_level) {
+    (void)ctx;
+    return drv_build_test_binary(pkg, out, show_commands, opt_level);
+}
+
+int tr_command(int argc, char **argv) {
+    static char self[PATH_MAX], rt[PATH_MAX + 32];
+    tr_hooks h;
+    memset(&h, 0, sizeof h);
+    h.build = build_with_driver;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        h.compiler_exe = self;
+    }
+    /* the same search as oxl build's: OXL_RUNTIME, the build tree, the
+     * path fixed at build time */
+    const char *env = getenv("OXL_RUNTIME");
+    if (env && *env) {
+        h.runtime_lib = env;
+    } else {
+        h.runtime_lib = OXL_RUNTIME_LIB;
+        char *slash = n > 0 ? strrchr(self, '/') : NULL;
+        if (slash) {
+            snprintf(rt, sizeof rt, "%.*s/runtime/liboxlrt.a", (int)(slash - self), self);
+            if (access(rt, R_OK) == 0) h.runtime_lib = rt;
+        }
+    }
+    env = getenv("OXL_STD");
+    h.std_root = env && *env ? env : OXL_STD_DIR;
+    return tr_main(argc, argv, &h);
+}

@@ -1,0 +1,285 @@
+/* fake_testbin: a test binary that speaks the test binary protocol of
+ * docs/testing.md exactly, for the runner's own tests. Its tests come from
+ * FAKE_TESTS, one per line:
+ *     <unit|sim>|<first>|<last>|<name as --list writes it>|<rules>
+ * (a unit test has '-' for first and last). Rules, separated by spaces,
+ * are ACTION@SEEDS (SEEDS: '*' or a comma list of N and A-B); a rule
+ * without '@' applies to every seed. Actions:
+ *     fail       "assertion failed: ..." on stderr, exit 101
+ *     segv abort crash by that signal         exit3   exit status 3
+ *     hang       sleep until killed           hangchild  the same, with a
+ *                child in the process group that records its pid
+ *     nondet     a trace hash that differs from run to run
+ *     flip       fail the first time, pass after (needs FAKE_STATE_DIR)
+ *     out        a line on stdout and one on stderr
+ *     big        100 KB of numbered lines on stderr
+ *     delay=MS   sleep MS milliseconds first
+ * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
+ * <OXL_DATA_DIR> <OXL_SIM_REPORT>" to FAKE_STATE_DIR/log. FAKE_LIST=fail
+ * makes --list fail, FAKE_LIST=bad makes it print a malformed line. */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char default_tests[] =
+    "unit|-|-|adds numbers|\n"
+    "unit|-|-|prints and fails|out fail\n"
+    "sim|1|20|ring survives|\n"
+    "sim|1|50|checkout under faults|fail@7,30\n";
+
+typedef struct test {
+    char kind[8], first[24], last[24], name[512], rules[1024];
+} test;
+
+static void copy(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static int load(test *ts, int max) {
+    const char *spec = getenv("FAKE_TESTS");
+    if (!spec) spec = default_tests;
+    int n = 0;
+    const char *p = spec;
+    while (*p && n < max) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[2048];
+        if (len >= sizeof line) len = sizeof line - 1;
+        memcpy(line, p, len);
+        line[len] = '\0';
+        p += len + (nl ? 1 : 0);
+        if (!*line) continue;
+        char *f[5] = {0};
+        int k = 0;
+        char *s = line;
+        f[k++] = s;
+        while (k < 5 && (s = strchr(s, '|'))) {
+            *s++ = '\0';
+            f[k++] = s;
+        }
+        if (k < 4) continue;
+        test *t = &ts[n++];
+        copy(t->kind, sizeof t->kind, f[0]);
+        copy(t->first, sizeof t->first, f[1]);
+        copy(t->last, sizeof t->last, f[2]);
+        copy(t->name, sizeof t->name, f[3]);
+        copy(t->rules, sizeof t->rules, k == 5 ? f[4] : "");
+    }
+    return n;
+}
+
+static bool seed_in(const char *set, uint64_t seed) {
+    if (strcmp(set, "*") == 0) return true;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", set);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *dash = strchr(tok, '-');
+        uint64_t a = strtoull(tok, NULL, 10), b = dash ? strtoull(dash + 1, NULL, 10) : a;
+        if (seed >= a && seed <= b) return true;
+    }
+    return false;
+}
+
+/* Whether ACTION applies to seed; *param gets what follows '='. */
+static bool has_rule(const char *rules, const char *action, uint64_t seed, long *param) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", rules);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *at = strchr(tok, '@');
+        if (at) *at = '\0';
+        char *eq = strchr(tok, '=');
+        if (eq) *eq = '\0';
+        if (strcmp(tok, action) != 0) continue;
+        if (at && !seed_in(at + 1, seed)) continue;
+        if (param) *param = eq ? strtol(eq + 1, NULL, 10) : 0;
+        return true;
+    }
+    return false;
+}
+
+static uint64_t fnv(const char *s, uint64_t h) {
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static bool sim, report;
+static uint64_t seed, trace;
+
+static void finish(int status) {
+    if (sim && report) {
+        fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%d\n", seed, trace, (int)(seed % 17));
+        if (status != 0) fprintf(stderr, "  t=0ms n0 start\n  t=5ms n0 panic\n");
+    }
+    fflush(stdout);
+    fflush(stderr);
+    exit(status);
+}
+
+static void log_run(int index, const char *seed_text) {
+    const char *dir = getenv("FAKE_STATE_DIR");
+    if (!dir) return;
+    char path[4096], line[8192];
+    snprintf(path, sizeof path, "%s/log", dir);
+    const char *data = getenv("OXL_DATA_DIR"), *rep = getenv("OXL_SIM_REPORT");
+    int n = snprintf(line, sizeof line, "%d %s %ld %ld %s %s\n", index, seed_text, (long)getpid(), (long)getpgrp(),
+                     data ? data : "-", rep ? rep : "-");
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        (void)!write(fd, line, (size_t)n);
+        close(fd);
+    }
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int main(int argc, char **argv) {
+    test ts[64];
+    int n = load(ts, 64);
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        const char *mode = getenv("FAKE_LIST");
+        if (mode && strcmp(mode, "fail") == 0) {
+            fputs("fake_testbin: cannot list\n", stderr);
+            return 1;
+        }
+        for (int i = 0; i < n; i++)
+            printf("%d\t%s\t%s\t%s\tfake.oxl:%d:1\t%s\n", i, ts[i].kind, ts[i].first, ts[i].last, 3 + 4 * i, ts[i].name);
+        if (mode && strcmp(mode, "bad") == 0) printf("%d\tsim\t5\t1\tfake.oxl:1:1\tbackwards\n", n);
+        return 0;
+    }
+    if (argc != 1) {
+        fprintf(stderr, "fake_testbin: unknown argument '%s'\n", argv[1]);
+        return 2;
+    }
+    const char *run = getenv("OXL_TEST_RUN");
+    char *end;
+    if (!run || !*run) {
+        fputs("fake_testbin: OXL_TEST_RUN is not set\n", stderr);
+        return 2;
+    }
+    long index = strtol(run, &end, 10);
+    if (*end || index < 0 || index >= n) {
+        fprintf(stderr, "fake_testbin: OXL_TEST_RUN='%s' is not a test index\n", run);
+        return 2;
+    }
+    test *t = &ts[index];
+    sim = strcmp(t->kind, "sim") == 0;
+    const char *seed_text = getenv("OXL_TEST_SEED");
+    if (sim) {
+        if (!seed_text || !*seed_text) {
+            fputs("fake_testbin: a sim test needs OXL_TEST_SEED\n", stderr);
+            return 2;
+        }
+        seed = strtoull(seed_text, &end, 10);
+        if (*end || *seed_text == '-') {
+            fprintf(stderr, "fake_testbin: OXL_TEST_SEED='%s' is not a seed\n", seed_text);
+            return 2;
+        }
+    }
+    const char *rep = getenv("OXL_SIM_REPORT");
+    report = rep && strcmp(rep, "1") == 0;
+    log_run((int)index, sim ? seed_text : "-");
+
+    /* the runner gives each process a fresh, empty data directory */
+    const char *data = getenv("OXL_DATA_DIR");
+    DIR *d = data ? opendir(data) : NULL;
+    if (!d) {
+        fputs("fake_testbin: OXL_DATA_DIR is not a directory\n", stderr);
+        return 3;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            fprintf(stderr, "fake_testbin: OXL_DATA_DIR is not empty: %s\n", e->d_name);
+            return 3;
+        }
+    closedir(d);
+    char file[4096];
+    snprintf(file, sizeof file, "%s/sub", data);
+    mkdir(file, 0755);
+    snprintf(file, sizeof file, "%s/sub/state", data);
+    FILE *f = fopen(file, "w");
+    if (f) {
+        fputs("written by the test\n", f);
+        fclose(f);
+    }
+
+    trace = fnv(t->name, fnv(seed_text ? seed_text : "-", 0xcbf29ce484222325ull));
+    long ms;
+    if (has_rule(t->rules, "delay", seed, &ms)) sleep_ms(ms);
+    if (has_rule(t->rules, "out", seed, NULL)) {
+        printf("stdout of seed %" PRIu64 "\n", seed);
+        fprintf(stderr, "stderr of seed %" PRIu64 "\n", seed);
+    }
+    if (has_rule(t->rules, "big", seed, NULL))
+        for (int i = 0; i < 2000; i++) fprintf(stderr, "line %04d of a long story, padded to fifty bytes....\n", i);
+    if (has_rule(t->rules, "nondet", seed, NULL)) {
+        struct timespec ts2;
+        clock_gettime(CLOCK_REALTIME, &ts2);
+        trace ^= (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts2.tv_nsec;
+    }
+    if (has_rule(t->rules, "flip", seed, NULL)) {
+        const char *dir = getenv("FAKE_STATE_DIR");
+        char mark[4096];
+        snprintf(mark, sizeof mark, "%s/flip-%ld-%" PRIu64, dir ? dir : "/nonexistent", index, seed);
+        int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd >= 0) {
+            close(fd);
+            fprintf(stderr, "assertion failed: flip at seed %" PRIu64 "\n", seed);
+            finish(101);
+        }
+        finish(0);
+    }
+    if (has_rule(t->rules, "fail", seed, NULL)) {
+        fprintf(stderr, "assertion failed: fake failure at seed %" PRIu64 "\n", seed);
+        finish(101);
+    }
+    if (has_rule(t->rules, "exit3", seed, NULL)) finish(3);
+    if (has_rule(t->rules, "segv", seed, NULL)) {
+        fflush(stdout);
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    if (has_rule(t->rules, "abort", seed, NULL)) {
+        fflush(stdout);
+        abort();
+    }
+    bool child = has_rule(t->rules, "hangchild", seed, NULL);
+    if (child || has_rule(t->rules, "hang", seed, NULL)) {
+        if (child) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                for (;;) pause();
+            }
+            const char *dir = getenv("FAKE_STATE_DIR");
+            char path[4096];
+            snprintf(path, sizeof path, "%s/child-%" PRIu64, dir ? dir : "/tmp", seed);
+            FILE *cf = fopen(path, "w");
+            if (cf) {
+                fprintf(cf, "%ld\n", (long)pid);
+                fclose(cf);
+            }
+        }
+        fflush(stdout);
+        for (;;) pause();
+    }
+    finish(0);
+}

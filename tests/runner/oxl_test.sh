@@ -1,0 +1,70 @@
+#!/bin/sh
+# tests/runner/oxl_test.sh: `oxl test` end to end with the real compiler,
+# as TAP. usage: oxl_test.sh <oxl executable>
+# Runs a copy of tests/runner/pkg (the runner writes its failures file into
+# the package) and tests/testbin/{broken,notests}: the failing seed and its
+# reproduce line, the re-run of that line, the binary cache, the formats,
+# OXL_TEST_KEEP_BINARY, and the statuses 3 and 4.
+oxl=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-test-e2e-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export OXL_CACHE_DIR="$tmp/cache"
+unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_TEST_KEEP_BINARY
+cp -r "$here/pkg" "$tmp/pkg"
+pkg="$tmp/pkg"
+i=0
+failed=0
+ok() { i=$((i + 1)); echo "ok $i - $1"; }
+not_ok() {
+    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"
+    sed 's/^/# out: /' "$tmp/out" | head -40; sed 's/^/# err: /' "$tmp/err" | head -40
+}
+check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+has() { grep -qF -- "$1" "$2"; }
+t() { "$oxl" test "$@" >"$tmp/out" 2>"$tmp/err"; st=$?; }
+
+echo "1..22"
+
+t "$pkg" -j 2 -###
+check "a failing seed: status 1" test "$st" -eq 1
+check "the link command shows: the first run builds" has '"cc" ' "$tmp/err"
+check "the lowest failing seed and the seeds run" has "seed 17 failed (17 of 40 seeds run)" "$tmp/out"
+check "its stdout" has "running seed 17" "$tmp/out"
+check "its stderr with the trace" has "oxl-sim: seed=17 trace=" "$tmp/out"
+check "the reproduce line" has "reproduce: oxl test $pkg --exact 'fails at seed 17' --seed 17" "$tmp/out"
+check "no passing seed's output" test "$(grep -c 'running seed' "$tmp/out")" -eq 1
+check "no nondeterminism in a deterministic program" sh -c "! grep -q 'not deterministic' '$tmp/out'"
+check "the failures file remembers it" has "17	fails at seed 17" "$pkg/oxl-test-failures.txt"
+
+t "$pkg" --exact 'fails at seed 17' --seed 17 -###
+check "the reproduce line reproduces" has "seed 17 failed (1 of 1 seeds run)" "$tmp/out"
+check "from the cache: no link command" sh -c "! grep -qF '\"cc\"' '$tmp/err'"
+
+t "$pkg" --kind sim --exact 'passes every seed' --format tap
+check "a passing sim test: status 0" test "$st" -eq 0
+check "TAP 14 with a subtest" sh -c "head -n 3 '$tmp/out' | tr '\n' '|' | grep -qF 'TAP version 14|1..1|# Subtest: passes every seed|'"
+check "thirty seeds in it" has "    1..30" "$tmp/out"
+
+echo "// touched" >>"$pkg/sub/more.oxl"
+t "$pkg" --kind unit --format json -###
+check "an edited file in a subdirectory rebuilds" has '"cc" ' "$tmp/err"
+check "json events" has '{"event":"test","kind":"unit","index":0,"name":"adds","result":"pass"' "$tmp/out"
+
+OXL_TEST_KEEP_BINARY="$tmp/kept" "$oxl" test "$pkg" --kind unit >"$tmp/out" 2>"$tmp/err"
+OXL_TEST_RUN=0 "$tmp/kept" >"$tmp/out" 2>"$tmp/err"
+check "OXL_TEST_KEEP_BINARY keeps a working test binary" test $? -eq 0
+
+sed -i 's/!= 17/!= 1000/' "$pkg/tests.oxl"
+t "$pkg" --kind sim -j 2
+check "fixed: status 0" test "$st" -eq 0
+check "the fixed seed left the failures file" test ! -e "$pkg/oxl-test-failures.txt"
+
+t "$here/../testbin/broken"
+check "a package that does not compile: status 3" test "$st" -eq 3
+check "with its diagnostic" has "error:" "$tmp/err"
+
+t "$here/../testbin/notests"
+check "a package without tests: status 4" test "$st" -eq 4
+
+[ "$failed" -eq 0 ]

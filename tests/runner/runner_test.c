@@ -1,0 +1,1017 @@
+/* runner_test: `oxl test` (compiler/driver/test_runner.c) driven against
+ * fake_testbin through the build hook: every flag, the lowest failing seed
+ * under -j 2, timeouts, signals, the determinism check, the report
+ * formats, sharding, the failures file, the cache and bad flags. */
+#define _XOPEN_SOURCE 700
+#include "tap.h"
+#include "test_runner.h"
+#include "tr_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FAKE_TESTBIN
+#error FAKE_TESTBIN must name the fake test binary
+#endif
+
+static char work[512], pkg[1024], state[1024], cache[1024], tmpd[1024];
+
+typedef struct result {
+    int status;
+    char *out, *err;
+    double seconds;
+} result;
+
+/* ---- the hook: a builder that copies the fake test binary ---- */
+
+static int fake_build(void *ctx, const char *p, const char *out, bool show, int opt) {
+    (void)ctx;
+    char log[TR_PATH];
+    snprintf(log, sizeof log, "%s/builds", work);
+    FILE *f = fopen(log, "a");
+    if (f) {
+        fprintf(f, "%s O%d\n", p, opt);
+        fclose(f);
+    }
+    const char *st = getenv("FAKE_BUILD_STATUS");
+    if (st && *st && strcmp(st, "0") != 0) {
+        if (strcmp(st, "1") == 0) fprintf(stderr, "fake.oxl:1:1: error: a compile error\n");
+        return atoi(st);
+    }
+    return tr_copy_file(FAKE_TESTBIN, out, 0755) ? 0 : 3;
+}
+
+static char *slurp(const char *path) {
+    size_t len;
+    char *s = tr_read_all(path, 64u << 20, &len);
+    return s ? s : tr_xstrdup("");
+}
+
+/* Runs tr_main in a child with the environment changes (NAME=value, or
+ * NAME to unset) and the arguments, both NULL-terminated. */
+/* Starts tr_main in a child; stdout goes to the file out, or to the
+ * terminal whose name is tty. */
+static pid_t run_start(const char *const *env, const char *const *args, const char *tty) {
+    char out[TR_PATH], err[TR_PATH];
+    snprintf(out, sizeof out, "%s/run.out", work);
+    snprintf(err, sizeof err, "%s/run.err", work);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int o = open(tty ? tty : out, tty ? O_RDWR : O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(o, 1);
+        dup2(e, 2);
+        char cd[TR_PATH + 32], sd[TR_PATH + 32], td[TR_PATH + 32];
+        snprintf(cd, sizeof cd, "%s", cache);
+        setenv("OXL_CACHE_DIR", cache, 1);
+        setenv("FAKE_STATE_DIR", state, 1);
+        setenv("TMPDIR", tmpd, 1);
+        (void)cd, (void)sd, (void)td;
+        unsetenv("TEST_TOTAL_SHARDS");
+        unsetenv("TEST_SHARD_INDEX");
+        unsetenv("TEST_SHARD_STATUS_FILE");
+        unsetenv("XML_OUTPUT_FILE");
+        unsetenv("OXL_TEST_KEEP_BINARY");
+        for (const char *const *v = env; v && *v; v++) {
+            const char *eq = strchr(*v, '=');
+            if (!eq) {
+                unsetenv(*v);
+                continue;
+            }
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - *v), *v);
+            setenv(name, eq + 1, 1);
+        }
+        int argc = 0;
+        char *argv[64];
+        for (const char *const *a = args; a && *a && argc < 63; a++) argv[argc++] = (char *)*a;
+        argv[argc] = NULL;
+        tr_hooks h = {fake_build, NULL, FAKE_TESTBIN, NULL, NULL};
+        int st = tr_main(argc, argv, &h);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(st);
+    }
+    return pid;
+}
+
+static result run_finish(pid_t pid, double t0) {
+    char out[TR_PATH], err[TR_PATH];
+    snprintf(out, sizeof out, "%s/run.out", work);
+    snprintf(err, sizeof err, "%s/run.err", work);
+    int st;
+    waitpid(pid, &st, 0);
+    result r;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    r.seconds = tr_now() - t0;
+    return r;
+}
+
+static result run_env(const char *const *env, const char *const *args) {
+    double t0 = tr_now();
+    return run_finish(run_start(env, args, NULL), t0);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define ENV(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void free_result(result *r) {
+    free(r->out);
+    free(r->err);
+}
+
+static void show(const result *r) {
+    tap_diag("status %d; stdout:\n%s\nstderr:\n%s", r->status, r->out, r->err);
+}
+
+static void reset_state(void) {
+    tr_remove_tree(state);
+    mkdir(state, 0755);
+}
+
+static char *read_log(void) {
+    char p[TR_PATH];
+    snprintf(p, sizeof p, "%s/log", state);
+    return slurp(p);
+}
+
+static int count_lines(const char *s, const char *prefix) {
+    int n = 0;
+    size_t pl = strlen(prefix);
+    for (const char *p = s; *p;) {
+        if (strncmp(p, prefix, pl) == 0) n++;
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return n;
+}
+
+static bool dir_empty(const char *path) {
+    DIR *d = opendir(path);
+    if (!d) return true;
+    struct dirent *e;
+    bool empty = true;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = false;
+    closedir(d);
+    return empty;
+}
+
+/* ---- a small JSON validator (one value per line) ---- */
+
+static const char *js_ws(const char *p) {
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+    return p;
+}
+
+static const char *js_value(const char *p, int depth);
+
+static const char *js_string(const char *p) {
+    if (*p != '"') return NULL;
+    for (p++; *p != '"'; p++) {
+        if ((unsigned char)*p < 0x20) return NULL;
+        if (*p == '\\') {
+            p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i]) return NULL;
+                p += 4;
+            } else if (!*p || !strchr("\"\\/bfnrt", *p)) return NULL;
+        }
+    }
+    return p + 1;
+}
+
+static const char *js_value(const char *p, int depth) {
+    if (depth > 64) return NULL;
+    p = js_ws(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        bool obj = *p == '{';
+        p = js_ws(p + 1);
+        if (*p == close) return p + 1;
+        for (;;) {
+            if (obj) {
+                p = js_string(js_ws(p));
+                if (!p) return NULL;
+                p = js_ws(p);
+                if (*p != ':') return NULL;
+                p++;
+            }
+            p = js_value(p, depth + 1);
+            if (!p) return NULL;
+            p = js_ws(p);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p == close) return p + 1;
+            return NULL;
+        }
+    }
+    if (*p == '"') return js_string(p);
+    if (strncmp(p, "true", 4) == 0) return p + 4;
+    if (strncmp(p, "false", 5) == 0) return p + 5;
+    if (strncmp(p, "null", 4) == 0) return p + 4;
+    char *end;
+    strtod(p, &end);
+    return end == p ? NULL : end;
+}
+
+/* Every line one JSON object; returns the number of lines, -1 if one is bad. */
+static int json_lines(const char *s) {
+    int n = 0;
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        char *line = tr_xmalloc(len + 1);
+        memcpy(line, s, len);
+        line[len] = '\0';
+        const char *e = line[0] == '{' ? js_value(line, 0) : NULL;
+        bool ok = e && *js_ws(e) == '\0';
+        if (!ok) tap_diag("bad JSON line: %s", line);
+        free(line);
+        if (!ok) return -1;
+        n++;
+        if (!nl) break;
+        s = nl + 1;
+    }
+    return n;
+}
+
+/* ---- package and spec ---- */
+
+static void set_tests(const char *spec) { setenv("FAKE_TESTS", spec, 1); }
+
+static void write_pkg_file(const char *rel, const char *text) {
+    char p[TR_PATH];
+    snprintf(p, sizeof p, "%s/%s", pkg, rel);
+    tr_write_file(p, text, strlen(text), 0644);
+}
+
+static char *failures_file(void) {
+    char p[TR_PATH];
+    snprintf(p, sizeof p, "%s/oxl-test-failures.txt", pkg);
+    if (access(p, F_OK) != 0) return NULL;
+    return slurp(p);
+}
+
+static void remove_failures(void) {
+    char p[TR_PATH];
+    snprintf(p, sizeof p, "%s/oxl-test-failures.txt", pkg);
+    unlink(p);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Seeds run for test index idx, in increasing order, as "a,b,c" (parallel
+ * runs log in any order). */
+static void seeds_run(const char *log, int idx, char *buf, size_t cap) {
+    uint64_t seeds[512];
+    size_t n = 0;
+    for (const char *p = log; *p;) {
+        int i;
+        unsigned long long seed;
+        if (sscanf(p, "%d %llu", &i, &seed) == 2 && i == idx && n < 512) seeds[n++] = seed;
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    qsort(seeds, n, sizeof *seeds, cmp_u64);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < n; k++) {
+        char num[24];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)seeds[k]);
+        if (len + strlen(num) + 2 >= cap) break;
+        if (len) buf[len++] = ',';
+        strcpy(buf + len, num);
+        len += strlen(num);
+    }
+}
+
+/* ---- the tests ---- */
+
+static void test_default_run(void) {
+    set_tests("unit|-|-|adds numbers|\n"
+              "unit|-|-|prints and fails|out fail\n"
+              "sim|1|20|ring survives|out\n"
+              "sim|1|50|checkout under faults|fail@7,30 out@7\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg));
+    tap_is_int(r.status, 1, "a failing unit test: status 1");
+    tap_contains(r.out, "FAIL unit  prints and fails\ntest failed\n", "the failing unit test is named");
+    tap_contains(r.out, "--- stdout ---\nstdout of seed 0\n", "its stdout is shown");
+    tap_contains(r.out, "--- stderr ---\nstderr of seed 0\nassertion failed", "its stderr is shown");
+    char want[TR_PATH + 128];
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 'prints and fails'\n", pkg);
+    tap_contains(r.out, want, "a unit test's reproduce line");
+    tap_contains(r.out, "skip sim   ring survives (not run: an earlier test failed)", "fail fast: sim tests not run");
+    tap_ok(strstr(r.out, "ok   unit  adds numbers") != NULL, "the passing unit test is reported");
+    tap_ok(strchr(r.out, '\r') == NULL && strstr(r.out, "\033[") == NULL, "no progress line or color off a terminal");
+    char *log = read_log();
+    tap_is_int(count_lines(log, "2 "), 0, "no seed of a sim test ran");
+    free(log);
+    free_result(&r);
+
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "--no-fail-fast", "-j", "1"));
+    tap_is_int(r.status, 1, "--no-fail-fast: status 1");
+    tap_contains(r.out, "ok   sim   ring survives (20 seeds,", "the passing sim test and its seeds");
+    tap_ok(strstr(r.out, "stdout of seed 3") == NULL, "a passing seed's output is not shown");
+    tap_contains(r.out, "FAIL sim   checkout under faults\nseed 7 failed (7 of 50 seeds run)\n", "the contract's failure line");
+    tap_contains(r.out, "--- stdout of seed 7 ---\nstdout of seed 7\n", "the failing seed's stdout");
+    tap_contains(r.out, "--- stderr of seed 7 ---\nstderr of seed 7\nassertion failed: fake failure at seed 7\n",
+                 "the failing seed's stderr");
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 'checkout under faults' --seed 7\n", pkg);
+    tap_contains(r.out, want, "the contract's reproduce line");
+    tap_ok(strstr(r.out, "not deterministic") == NULL, "a deterministic failure has no warning");
+    tap_contains(r.out, "test result: FAILED. 2 passed, 2 failed, 0 not run", "the summary");
+    log = read_log();
+    char seeds[4096];
+    seeds_run(log, 3, seeds, sizeof seeds);
+    tap_is_str(seeds, "1,2,3,4,5,6,7,7", "-j 1: seeds 1..7 ran, 7 twice (the determinism re-run)");
+    free(log);
+    free_result(&r);
+    remove_failures();
+}
+
+static void test_process_env(void) {
+    set_tests("unit|-|-|u|\nsim|1|6|s|\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "-j", "2"));
+    tap_is_int(r.status, 0, "all pass: status 0");
+    tap_contains(r.out, "test result: ok. 2 passed, 0 failed, 0 not run; 7 processes", "summary counts processes");
+    char *log = read_log();
+    tap_is_int(count_lines(log, ""), 7, "one process per unit test and per seed");
+    bool own_group = true, fresh = true, removed = true, report = true;
+    char dirs[16][TR_PATH];
+    int nd = 0;
+    for (const char *p = log; *p;) {
+        int idx;
+        char seed[32], dir[TR_PATH], rep[8];
+        long pid, pgid;
+        if (sscanf(p, "%d %31s %ld %ld %4095s %7s", &idx, seed, &pid, &pgid, dir, rep) == 6) {
+            if (pid != pgid) own_group = false;
+            for (int k = 0; k < nd; k++)
+                if (strcmp(dirs[k], dir) == 0) fresh = false;
+            if (nd < 16) snprintf(dirs[nd++], TR_PATH, "%s", dir);
+            if (access(dir, F_OK) == 0) removed = false;
+            if (strcmp(rep, idx == 1 ? "1" : "-") != 0) report = false;
+        }
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    tap_ok(own_group, "every process leads its own process group");
+    tap_ok(fresh, "every process has its own OXL_DATA_DIR");
+    tap_ok(removed, "the data directories (with files in them) are removed afterwards");
+    tap_ok(report, "sim seeds run with OXL_SIM_REPORT=1, unit tests without");
+    tap_ok(dir_empty(tmpd), "the runner leaves nothing in TMPDIR");
+    free(log);
+    free_result(&r);
+}
+
+static void test_lowest_seed(void) {
+    /* seed 5 fails slowly, seed 9 quickly: in parallel 9 fails first */
+    set_tests("sim|1|40|race|fail@5,9 delay=1000@5\n");
+    reset_state();
+    result seq = run_env(NULL, ARGS(pkg, "-j", "1"));
+    remove_failures();
+    reset_state();
+    result par = run_env(NULL, ARGS(pkg, "-j", "2"));
+    tap_is_int(seq.status, 1, "-j 1: status 1");
+    tap_is_int(par.status, 1, "-j 2: status 1");
+    tap_contains(seq.out, "seed 5 failed (5 of 40 seeds run)", "-j 1 reports seed 5");
+    tap_contains(par.out, "seed 5 failed (5 of 40 seeds run)", "-j 2 reports the lowest failing seed, 5, as -j 1 does");
+    tap_ok(strstr(par.out, "seed 9") == NULL, "-j 2 says nothing of seed 9");
+    char *log = read_log();
+    tap_ok(strstr(log, " 9 ") != NULL, "-j 2 did run seed 9 before seed 5 finished");
+    int above = 0;
+    for (int s = 10; s <= 40; s++) {
+        char pat[32];
+        snprintf(pat, sizeof pat, "0 %d ", s);
+        if (strstr(log, pat)) above++;
+    }
+    tap_is_int(above, 0, "no seed above the first failure was started");
+    free(log);
+    free_result(&seq);
+    free_result(&par);
+    remove_failures();
+
+    /* seeds above a failure that are still running are killed */
+    set_tests("sim|1|4|kill above|fail@1 delay=300@1 hangchild@2-4\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "-j", "3", "-t", "30"));
+    tap_contains(r.out, "seed 1 failed (1 of 4 seeds run)", "the failing seed below running ones");
+    tap_ok(r.seconds < 10, "seeds above it were killed, not awaited (%.1f s)", r.seconds);
+    free_result(&r);
+    remove_failures();
+
+    /* unit tests in parallel stop at the first failing one in order */
+    set_tests("unit|-|-|u0|\nunit|-|-|u1|fail delay=300\nunit|-|-|u2|fail\nunit|-|-|u3|\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "2"));
+    tap_contains(r.out, "FAIL unit  u1\n", "the first failing unit test in order is reported");
+    tap_ok(strstr(r.out, "FAIL unit  u2") == NULL, "not the later one that failed first");
+    tap_contains(r.out, "skip unit  u3", "later unit tests are not run");
+    free_result(&r);
+}
+
+static bool alive(long pid) {
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    char *s = tr_read_all(p, 4096, NULL);
+    if (!s) return false;
+    char *rp = strrchr(s, ')');
+    bool z = rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+    free(s);
+    return !z;
+}
+
+static void test_timeout(void) {
+    set_tests("sim|1|5|sleepy|hangchild@3\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "-t", "0.5"));
+    tap_is_int(r.status, 1, "a timeout is a failure: status 1");
+    tap_contains(r.out, "seed 3 failed (3 of 5 seeds run)\nseed 3 timed out after 0.5 s\n", "reported as a timeout");
+    char want[TR_PATH + 128];
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 'sleepy' --seed 3\n", pkg);
+    tap_contains(r.out, want, "with its reproduce line");
+    tap_ok(r.seconds < 10, "the run ends soon after the timeout (%.1f s)", r.seconds);
+    char p[TR_PATH];
+    snprintf(p, sizeof p, "%s/child-3", state);
+    char *c = slurp(p);
+    long pid = atol(c);
+    free(c);
+    /* SIGKILL is delivered asynchronously: give it a moment */
+    for (int i = 0; i < 200 && pid > 0 && alive(pid); i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    tap_ok(pid > 0 && !alive(pid), "the test's own child was killed with its process group (pid %ld)", pid);
+    free_result(&r);
+    remove_failures();
+
+    r = run_env(NULL, ARGS(pkg, "-t", "soon"));
+    tap_is_int(r.status, 2, "-t soon: usage error");
+    tap_contains(r.err, "oxl test: --timeout takes seconds", "named message");
+    free_result(&r);
+}
+
+static void test_signals(void) {
+    set_tests("sim|1|10|crashy|segv@4\nunit|-|-|aborts|abort\nsim|1|3|exits|exit3@2\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "--no-fail-fast"));
+    tap_is_int(r.status, 1, "crashes are failures: status 1");
+    tap_contains(r.out, "seed 4 failed (4 of 10 seeds run)\nseed 4 crashed: SIGSEGV\n", "a signal by name");
+    tap_contains(r.out, "test failed\ntest crashed: SIGABRT\n", "a unit test's signal by name");
+    tap_contains(r.out, "seed 2 crashed: exit status 3\n", "another exit status is a crash");
+    tap_contains(r.out, "reproduce: oxl test", "the reproduce lines");
+    tap_is_int(count_lines(r.out, "reproduce: "), 3, "one per failing test");
+    free_result(&r);
+    remove_failures();
+
+    set_tests("sim|1|2|loud|big@2 fail@2\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_contains(r.out, " bytes before these not shown)\nline ", "a long stderr: its last 64 KiB, from a line's start");
+    tap_contains(r.out, "line 1999 of a long story", "its end is shown");
+    tap_contains(r.out, "assertion failed: fake failure at seed 2\noxl-sim: seed=2", "with the failure and the report");
+    free_result(&r);
+    remove_failures();
+}
+
+static void test_nondeterminism(void) {
+    set_tests("sim|1|10|hash changes|fail@3 nondet@3\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg));
+    tap_is_int(r.status, 5, "a different trace hash on the re-run: status 5");
+    tap_contains(r.out, "warning: not deterministic: seed 3 gave exit status 101, trace ", "the warning");
+    tap_contains(r.out, "NOT DETERMINISTIC", "the summary says so");
+    char *log = read_log();
+    tap_is_int(count_lines(log, "0 3 "), 2, "the failing seed ran twice");
+    tap_ok(strstr(log, "0 3 ") && !strstr(log, "0 3 - "), "both runs had OXL_SIM_REPORT=1");
+    free(log);
+    free_result(&r);
+    remove_failures();
+
+    set_tests("sim|1|10|flips|flip@2\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "--format", "json"));
+    tap_is_int(r.status, 5, "a different exit status on the re-run: status 5");
+    tap_contains(r.out, "\"deterministic\":false", "json says deterministic false");
+    tap_contains(r.out, "re-run with OXL_SIM_REPORT=1 it gave exit status 0", "the warning names the re-run's status");
+    free_result(&r);
+    remove_failures();
+}
+
+static void test_formats(void) {
+    set_tests("unit|-|-|u ok|\nunit|-|-|u # bad|fail\nsim|1|5|s ok|\nsim|1|9|s bad|fail@4 out@4\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "--format", "tap", "--no-fail-fast", "-j", "2"));
+    tap_is_int(r.status, 1, "tap: status 1");
+    tap_ok(strncmp(r.out, "TAP version 14\n1..4\n", 20) == 0, "TAP 14 header and plan");
+    tap_contains(r.out, "ok 1 - u ok\nnot ok 2 - u \\# bad\n", "unit tests as test points, '#' escaped");
+    tap_contains(r.out, "# Subtest: s ok\n    ok 1 - seed 1\n    ok 2 - seed 2\n", "a subtest per sim test");
+    tap_contains(r.out, "    ok 5 - seed 5\n    1..5\nok 3 - s ok\n", "its plan, then its test point");
+    tap_contains(r.out, "    not ok 4 - seed 4\n      ---\n      message: \"seed 4 failed (4 of 9 seeds run)\"",
+                 "the failing seed with a YAML block");
+    tap_contains(r.out, "    1..4\nnot ok 4 - s bad\n  ---\n", "the failing sim test");
+    tap_contains(r.out, "  stdout: \"stdout of seed 4\\n\"", "captured output in the YAML");
+    tap_contains(r.out, "\n  ...\n", "YAML blocks end with ...");
+    free_result(&r);
+    remove_failures();
+
+    char junit[TR_PATH];
+    snprintf(junit, sizeof junit, "%s/junit.xml", work);
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "--format", "json", "--no-fail-fast", "--junit", junit));
+    int n = json_lines(r.out);
+    tap_ok(n > 0, "json: every line is one JSON object (%d lines)", n);
+    tap_ok(strncmp(r.out, "{\"event\":\"start\"", 16) == 0, "json starts with a start event");
+    tap_is_int(count_lines(r.out, "{\"event\":\"seed\""), 9, "one seed event per seed run (5 + 4)");
+    tap_is_int(count_lines(r.out, "{\"event\":\"test\""), 4, "one test event per test");
+    tap_contains(r.out, "\"failed_seed\":4", "the failed seed");
+    tap_contains(r.out, "{\"event\":\"end\",\"passed\":2,\"failed\":2,", "the end event");
+    char *x = slurp(junit);
+    tap_ok(strncmp(x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 50) == 0, "junit: an XML document");
+    tap_contains(x, "tests=\"4\" failures=\"2\"", "junit counts");
+    tap_is_int(count_lines(x, "    <testcase "), 4, "a testcase per test");
+    tap_contains(x, "<testcase name=\"s bad\" classname=\"sim\"", "sim test case");
+    tap_contains(x, "<failure message=\"seed 4 failed (4 of 9 seeds run)\" type=\"fail\">", "its failure");
+    tap_contains(x, "<system-out>stdout of seed 4\n</system-out>", "its output");
+    tap_contains(x, "</testsuite>\n</testsuites>\n", "closed");
+    free(x);
+    free_result(&r);
+    remove_failures();
+
+    /* XML_OUTPUT_FILE (Bazel) writes the same report */
+    unlink(junit);
+    char env[TR_PATH + 32];
+    snprintf(env, sizeof env, "XML_OUTPUT_FILE=%s", junit);
+    r = run_env(ENV(env), ARGS(pkg, "--kind", "unit", "--exact", "u ok"));
+    x = slurp(junit);
+    tap_contains(x, "tests=\"1\" failures=\"0\"", "XML_OUTPUT_FILE gets the JUnit report");
+    free(x);
+    free_result(&r);
+
+    r = run_env(NULL, ARGS(pkg, "--format", "xml"));
+    tap_is_int(r.status, 2, "--format xml: usage error");
+    tap_contains(r.err, "--format takes human, tap or json, not 'xml'", "named message");
+    free_result(&r);
+
+    r = run_env(NULL, ARGS(pkg, "--kind", "unit", "--color", "always"));
+    tap_contains(r.out, "\033[32mok\033[0m", "--color always colors");
+    free_result(&r);
+    r = run_env(ENV("NO_COLOR=1"), ARGS(pkg, "--kind", "unit", "--color", "auto"));
+    tap_ok(strstr(r.out, "\033[") == NULL, "--color auto with NO_COLOR: none");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "--color", "sometimes"));
+    tap_is_int(r.status, 2, "--color sometimes: usage error");
+    free_result(&r);
+    remove_failures();
+}
+
+/* The (test, seed) pairs of a json run, as "name/seed" lines. */
+static void pairs(const char *json, tr_buf *b) {
+    for (const char *p = json; (p = strstr(p, "{\"event\":\"")); p++) {
+        char name[256];
+        unsigned long long seed;
+        if (sscanf(p, "{\"event\":\"seed\",\"name\":\"%255[^\"]\",\"seed\":%llu", name, &seed) == 2)
+            tr_buf_printf(b, "%s/%llu\n", name, seed);
+        else if (sscanf(p, "{\"event\":\"test\",\"kind\":\"unit\",\"index\":%*d,\"name\":\"%255[^\"]\"", name) == 1)
+            tr_buf_printf(b, "%s/-\n", name);
+    }
+}
+
+static int cmp_lines(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void test_sharding(void) {
+    tap_is_uint(tr_fnv1a64(TR_FNV_OFFSET, "a", 1), 0xaf63dc4c8601ec8cull, "FNV-1a 64 of \"a\" (published vector)");
+    uint64_t h = tr_fnv1a64(tr_fnv1a64(TR_FNV_OFFSET, "ring\0", 5), "17", 2);
+    tap_is_uint(tr_shard_hash("ring", true, 17), h, "the shard hash is FNV-1a 64 of \"<name>\\0<seed>\"");
+
+    set_tests("unit|-|-|u1|\nunit|-|-|u2|\nunit|-|-|u3|\nsim|1|30|alpha|\nsim|5|25|beta|\nsim|1|1|gamma|\n");
+    tr_buf all = {0};
+    int total = 0;
+    bool agree = true;
+    for (int k = 1; k <= 3; k++) {
+        char part[32], env1[32], env2[32], status[TR_PATH + 32];
+        snprintf(part, sizeof part, "hash:%d/3", k);
+        result r = run_env(NULL, ARGS(pkg, "--partition", part, "--format", "json", "--no-fail-fast"));
+        tr_buf b = {0};
+        pairs(r.out, &b);
+        snprintf(env1, sizeof env1, "TEST_SHARD_INDEX=%d", k - 1);
+        snprintf(env2, sizeof env2, "TEST_TOTAL_SHARDS=3");
+        snprintf(status, sizeof status, "TEST_SHARD_STATUS_FILE=%s/shard-status", work);
+        result z = run_env(ENV(env1, env2, status), ARGS(pkg, "--format", "json", "--no-fail-fast"));
+        tr_buf bz = {0};
+        pairs(z.out, &bz);
+        if (!b.s || !bz.s || strcmp(b.s, bz.s) != 0) agree = false;
+        if (r.status != 0) show(&r);
+        if (b.s) tr_buf_puts(&all, b.s);
+        for (const char *p = b.s; p && *p; p++)
+            if (*p == '\n') total++;
+        tr_buf_free(&b);
+        tr_buf_free(&bz);
+        free_result(&r);
+        free_result(&z);
+    }
+    tap_ok(agree, "TEST_TOTAL_SHARDS/TEST_SHARD_INDEX give the same partition as --partition");
+    char sp[TR_PATH];
+    snprintf(sp, sizeof sp, "%s/shard-status", work);
+    tap_ok(access(sp, F_OK) == 0, "TEST_SHARD_STATUS_FILE is touched");
+    tap_is_int(total, 3 + 30 + 21 + 1, "the shards together ran every pair");
+    /* exactly once: sort and look for neighbours that are equal */
+    char **lines = tr_xmalloc((size_t)(total + 1) * sizeof *lines);
+    int n = 0;
+    for (char *p = all.s, *nl; p && *p && (nl = strchr(p, '\n')); p = nl + 1) {
+        *nl = '\0';
+        lines[n++] = p;
+    }
+    qsort(lines, (size_t)n, sizeof *lines, cmp_lines);
+    int dup = 0;
+    for (int i = 1; i < n; i++)
+        if (strcmp(lines[i - 1], lines[i]) == 0) dup++;
+    tap_is_int(dup, 0, "no pair ran in two shards");
+    bool has = false;
+    for (int i = 0; i < n; i++)
+        if (strcmp(lines[i], "beta/5") == 0) has = true;
+    tap_ok(has && n == total, "the pairs are the tests' own (beta/5 among them)");
+    free(lines);
+    tr_buf_free(&all);
+
+    result r = run_env(NULL, ARGS(pkg, "--partition", "hash:0/3"));
+    tap_is_int(r.status, 2, "--partition hash:0/3: usage error");
+    tap_contains(r.err, "--partition takes hash:M/N with 1 <= M <= N, not 'hash:0/3'", "named message");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "--partition", "2/3"));
+    tap_is_int(r.status, 2, "--partition 2/3: usage error");
+    free_result(&r);
+    r = run_env(ENV("TEST_TOTAL_SHARDS=3", "TEST_SHARD_INDEX=3"), ARGS(pkg));
+    tap_is_int(r.status, 2, "TEST_SHARD_INDEX out of range: usage error");
+    tap_contains(r.err, "TEST_TOTAL_SHARDS='3' and TEST_SHARD_INDEX='3'", "named message");
+    free_result(&r);
+}
+
+static void test_failures_file(void) {
+    remove_failures();
+    set_tests("sim|1|20|remembered|fail@12\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg));
+    tap_is_int(r.status, 1, "a failing seed");
+    char *f = failures_file();
+    tap_ok(f && strstr(f, "\n12\tremembered\n"), "is remembered in oxl-test-failures.txt");
+    free(f);
+    free_result(&r);
+
+    /* next run: 12 passes now, 15 fails */
+    set_tests("sim|1|20|remembered|fail@15\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "1"));
+    char *log = read_log();
+    tap_ok(strncmp(log, "0 12 ", 5) == 0, "the remembered seed runs first");
+    tap_contains(r.out, "seed 15 failed (15 of 20 seeds run)", "then the range without it");
+    f = failures_file();
+    tap_ok(f && strstr(f, "\n15\tremembered\n") && !strstr(f, "\n12\t"), "12 passed and is gone, 15 is added");
+    free(f);
+    free(log);
+    free_result(&r);
+
+    set_tests("sim|1|20|remembered|\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_is_int(r.status, 0, "everything passes");
+    tap_ok(failures_file() == NULL, "the file is removed once it is empty");
+    free_result(&r);
+
+    /* names with a quote and a tab: the reproduce line and the file */
+    set_tests("sim|1|3|it's \"odd\"\\there|fail@2\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_contains(r.out, "--exact 'it'\\''s \"odd\"\there' --seed 2\n", "the name shell-quoted, ' escaped");
+    f = failures_file();
+    tap_ok(f && strstr(f, "\n2\tit's \"odd\"\\there\n"), "the file escapes the tab as --list does");
+    free(f);
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "--exact", "it's \"odd\"\there", "--seed", "2"));
+    tap_contains(r.out, "seed 2 failed (1 of 1 seeds run)", "the reproduce command finds the test");
+    free_result(&r);
+    remove_failures();
+
+    write_pkg_file("oxl-test-failures.txt", "# comment\nnot a line\n3\tkept\n");
+    set_tests("sim|1|5|kept|\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_contains(r.err, "oxl-test-failures.txt:2: not '<seed><tab><test name>'; the line is dropped", "a malformed line is named");
+    tap_ok(failures_file() == NULL, "the rewritten file drops it (3 passed too)");
+    free_result(&r);
+}
+
+static void test_selection(void) {
+    set_tests("unit|-|-|parse one|\nunit|-|-|parse two|\nsim|1|100|ring|\nsim|1|50|ring big|fail@40\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "--seed", "30"));
+    char *log = read_log();
+    tap_is_int(r.status, 0, "--seed 30 (implies --kind sim)");
+    tap_is_int(count_lines(log, "0 "), 0, "no unit test ran");
+    char s2[256], s3[256];
+    seeds_run(log, 2, s2, sizeof s2);
+    seeds_run(log, 3, s3, sizeof s3);
+    tap_ok(strcmp(s2, "30") == 0 && strcmp(s3, "30") == 0, "exactly seed 30 of each sim test (%s; %s)", s2, s3);
+    free(log);
+    free_result(&r);
+
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "--seeds", "3..5", "--kind", "sim"));
+    log = read_log();
+    seeds_run(log, 2, s2, sizeof s2);
+    tap_is_str(s2, "3,4,5", "--seeds 3..5 is inclusive");
+    free(log);
+    free_result(&r);
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "--seeds", "4", "--exact", "ring", "-j", "1"));
+    log = read_log();
+    seeds_run(log, 2, s2, sizeof s2);
+    tap_is_str(s2, "1,2,3,4", "--seeds 4 is 1..4");
+    tap_is_int(count_lines(log, "3 "), 0, "--exact ring leaves 'ring big' out");
+    free(log);
+    free_result(&r);
+
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-f", "parse"));
+    log = read_log();
+    tap_ok(count_lines(log, "0 ") == 1 && count_lines(log, "1 ") == 1 && count_lines(log, "2 ") == 0,
+           "-f parse runs the tests whose name has 'parse'");
+    free(log);
+    free_result(&r);
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "--kind", "unit"));
+    tap_contains(r.out, "running 2 unit tests and 0 sim tests", "--kind unit");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "--kind=sim", "--filter=big", "--seeds=1..45", "--timeout=20", "--jobs=2"));
+    tap_contains(r.out, "seed 40 failed (40 of 45 seeds run)", "--flag=value forms");
+    free_result(&r);
+    remove_failures();
+
+    r = run_env(NULL, ARGS(pkg, "--list"));
+    tap_is_int(r.status, 0, "--list: status 0");
+    tap_contains(r.out, "unit                 fake.oxl:3:1  parse one\n", "--list shows unit tests");
+    tap_contains(r.out, "sim   1..100         fake.oxl:11:1  ring\n", "and sim tests with their seeds");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "--list", "--kind", "sim", "--format", "json"));
+    tap_is_int(json_lines(r.out), 2, "--list --format json: one object per test");
+    free_result(&r);
+
+    r = run_env(NULL, ARGS(pkg, "--exact", "nothing like it"));
+    tap_is_int(r.status, 4, "no test matched: status 4");
+    tap_contains(r.err, "oxl test: no test matched --exact 'nothing like it' (the package has 4)", "named");
+    free_result(&r);
+    set_tests("");
+    r = run_env(NULL, ARGS(pkg));
+    tap_is_int(r.status, 4, "no tests at all: status 4");
+    tap_contains(r.err, "has no tests", "named");
+    free_result(&r);
+}
+
+static int count_builds(void) {
+    char p[TR_PATH];
+    snprintf(p, sizeof p, "%s/builds", work);
+    char *s = slurp(p);
+    int n = count_lines(s, "");
+    free(s);
+    return n;
+}
+
+static void test_cache(void) {
+    set_tests("unit|-|-|u|\n");
+    tr_remove_tree(cache);
+    int b0 = count_builds();
+    result r = run_env(NULL, ARGS(pkg));
+    tap_is_int(count_builds(), b0 + 1, "the first run builds");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg));
+    tap_is_int(count_builds(), b0 + 1, "the second run uses the cached binary");
+    tap_is_int(r.status, 0, "and runs it");
+    free_result(&r);
+    write_pkg_file("sub/b.oxl", "// changed\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_is_int(count_builds(), b0 + 2, "a changed .oxl in a subdirectory rebuilds");
+    free_result(&r);
+    write_pkg_file("notes.txt", "not a source\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_is_int(count_builds(), b0 + 2, "another kind of file does not");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "-O2"));
+    tap_is_int(count_builds(), b0 + 3, "-O2 is another binary");
+    free_result(&r);
+
+    char keep[TR_PATH], env[TR_PATH + 32];
+    snprintf(keep, sizeof keep, "%s/kept-binary", work);
+    snprintf(env, sizeof env, "OXL_TEST_KEEP_BINARY=%s", keep);
+    r = run_env(ENV(env), ARGS(pkg));
+    struct stat st;
+    tap_ok(stat(keep, &st) == 0 && (st.st_mode & 0100), "OXL_TEST_KEEP_BINARY copies the test binary");
+    free_result(&r);
+    r = run_env(ENV("OXL_TEST_KEEP_BINARY=/nonexistent/dir/bin"), ARGS(pkg));
+    tap_is_int(r.status, 2, "OXL_TEST_KEEP_BINARY into a missing directory: status 2");
+    tap_contains(r.err, "OXL_TEST_KEEP_BINARY: cannot copy the test binary to '/nonexistent/dir/bin'", "named");
+    free_result(&r);
+
+    write_pkg_file("sub/b.oxl", "// changed again\n");
+    r = run_env(ENV("FAKE_BUILD_STATUS=1"), ARGS(pkg));
+    tap_is_int(r.status, 3, "a compile error: status 3");
+    tap_contains(r.err, "fake.oxl:1:1: error: a compile error\noxl test: the package does not compile; no test ran",
+                 "the diagnostics, then the runner's line");
+    free_result(&r);
+    r = run_env(ENV("FAKE_BUILD_STATUS=3"), ARGS(pkg));
+    tap_is_int(r.status, 3, "an internal or link error: status 3");
+    free_result(&r);
+    r = run_env(ENV("FAKE_BUILD_STATUS=2"), ARGS(pkg));
+    tap_is_int(r.status, 2, "an unreadable package: status 2");
+    free_result(&r);
+    r = run_env(ENV("FAKE_LIST=fail"), ARGS(pkg));
+    tap_is_int(r.status, 3, "--list failing: status 3");
+    tap_contains(r.err, "the test binary's --list exited with status 1\nfake_testbin: cannot list", "named, with its stderr");
+    free_result(&r);
+    r = run_env(ENV("FAKE_LIST=bad"), ARGS(pkg));
+    tap_is_int(r.status, 3, "--list malformed: status 3");
+    tap_contains(r.err, "malformed at line 2: a sim test's seeds are two integers, first <= last", "named");
+    free_result(&r);
+}
+
+static void test_terminal_and_interrupt(void) {
+    /* on a terminal: a progress line */
+    set_tests("sim|1|8|slow seeds|delay=150\n");
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+        tap_skip("no pseudo-terminal", "progress line on a terminal");
+    } else {
+        char slave[256];
+        snprintf(slave, sizeof slave, "%s", ptsname(master));
+        double t0 = tr_now();
+        pid_t pid = run_start(ENV("TERM=xterm"), ARGS(pkg, "-j", "2"), slave);
+        tr_buf got = {0};
+        char buf[4096];
+        fcntl(master, F_SETFL, O_NONBLOCK);
+        for (;;) {
+            ssize_t n = read(master, buf, sizeof buf);
+            if (n > 0) {
+                tr_buf_add(&got, buf, (size_t)n);
+                continue;
+            }
+            int st;
+            if (waitpid(pid, &st, WNOHANG) == pid) break;
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
+        (void)t0;
+        tap_contains(got.s ? got.s : "", "\r\033[Ksim slow seeds: ", "a progress line on a terminal");
+        tap_contains(got.s ? got.s : "", " done, 0 failed", "with seeds done and failures");
+        tap_contains(got.s ? got.s : "", "\033[32mok\033[0m", "and color by default");
+        tr_buf_free(&got);
+        close(master);
+    }
+
+    /* Ctrl-C: the runner kills what runs, cleans up and exits 130 */
+    set_tests("sim|1|4|hangs|hangchild@1-4\n");
+    reset_state();
+    double t0 = tr_now();
+    pid_t pid = run_start(NULL, ARGS(pkg, "-j", "2", "-t", "60"), NULL);
+    char p1[TR_PATH], p2[TR_PATH];
+    snprintf(p1, sizeof p1, "%s/child-1", state);
+    snprintf(p2, sizeof p2, "%s/child-2", state);
+    for (int i = 0; i < 500 && (access(p1, F_OK) != 0 || access(p2, F_OK) != 0); i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    kill(pid, SIGINT);
+    result r = run_finish(pid, t0);
+    tap_is_int(r.status, 130, "SIGINT: status 130");
+    tap_contains(r.err, "oxl test: interrupted; the running tests were killed", "named");
+    tap_ok(r.seconds < 20, "promptly (%.1f s)", r.seconds);
+    char *c = slurp(p1);
+    long cp = atol(c);
+    free(c);
+    for (int i = 0; i < 200 && cp > 0 && alive(cp); i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    tap_ok(cp > 0 && !alive(cp), "the tests' processes are gone");
+    tap_ok(dir_empty(tmpd), "and the runner's files");
+    free_result(&r);
+}
+
+static void sha_hex(const char *text, char out[65]) {
+    tr_sha256 c;
+    unsigned char d[32];
+    tr_sha256_init(&c);
+    /* fed in uneven pieces: the block buffering is part of what is tested */
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i += 7) tr_sha256_add(&c, text + i, n - i < 7 ? n - i : 7);
+    tr_sha256_done(&c, d);
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static void test_escapes_and_hashes(void) {
+    char h[65];
+    sha_hex("abc", h);
+    tap_is_str(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "SHA-256 of abc (FIPS 180-4)");
+    sha_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", h);
+    tap_is_str(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "SHA-256 of the two-block vector");
+    sha_hex("", h);
+    tap_is_str(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "SHA-256 of nothing");
+
+    tr_buf b = {0};
+    tr_json_str(&b, "a\"\\\n\t\x01\xff\xc3\xa9");
+    tap_is_str(b.s, "\"a\\\"\\\\\\n\\t\\u0001\\ufffd\xc3\xa9\"", "JSON: escapes, control characters, bad UTF-8 kept valid");
+    tr_buf_free(&b);
+    tr_xml_text(&b, "<a & \"b\">\x02\xfe");
+    tap_is_str(b.s, "&lt;a &amp; &quot;b&quot;&gt;\\x02\xef\xbf\xbd", "XML: entities, no control characters, bad UTF-8 replaced");
+    tr_buf_free(&b);
+    tr_shell_quote(&b, "it's");
+    tap_is_str(b.s, "'it'\\''s'", "shell: a single quote closed, escaped, reopened");
+    tr_buf_free(&b);
+    tr_shell_word(&b, "pkg/a-b_c.d");
+    tr_shell_word(&b, " my pkg");
+    tap_is_str(b.s, "pkg/a-b_c.d' my pkg'", "shell: a plain path as it is, others quoted");
+    tr_buf_free(&b);
+}
+
+static void test_bad_flags(void) {
+    static const struct {
+        const char *args[4];
+        const char *msg;
+    } cases[] = {
+        {{"--kind", "both"}, "--kind takes unit or sim, not 'both'"},
+        {{"--seeds", "5..1"}, "--seeds takes a..b (inclusive, 0 <= a <= b < 2^63) or a count N (1..N), not '5..1'"},
+        {{"--seeds", "0"}, "not '0'"},
+        {{"--seed", "x"}, "--seed takes an integer from 0 to 2^63-1, not 'x'"},
+        {{"--seed", "9223372036854775808"}, "not '9223372036854775808'"},
+        {{"--seed", "-3"}, "not '-3'"},
+        {{"-j", "0"}, "-j takes a number of processes from 1 to 1024, not '0'"},
+        {{"-t", "-1"}, "--timeout takes seconds"},
+        {{"--bogus"}, "unknown option '--bogus' for 'oxl test'"},
+        {{"a", "b"}, "'oxl test' takes one package directory; 'b' is one too many"},
+        {{"--seed", "3", "--kind", "unit"}, "--seed runs sim tests; it cannot be used with --kind unit"},
+        {{"--seed", "3", "--seeds", "4"}, "--seed and --seeds cannot be used together"},
+        {{"--exact"}, "--exact needs a value"},
+        {{"--junit", ""}, "--junit needs a file name"},
+        {{"--", "x"}, "passes no arguments to the test binary"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[6] = {0};
+        int n = 0;
+        for (int k = 0; k < 4 && cases[i].args[k]; k++) argv[n++] = cases[i].args[k];
+        result r = run_env(NULL, argv);
+        char what[128];
+        snprintf(what, sizeof what, "%s %s", cases[i].args[0], cases[i].args[1] ? cases[i].args[1] : "");
+        tap_is_int(r.status, 2, "%s: usage error", what);
+        tap_contains(r.err, cases[i].msg, "%s: named message", what);
+        free_result(&r);
+    }
+    result r = run_env(NULL, ARGS("/nonexistent/pkg"));
+    tap_is_int(r.status, 2, "a missing package: status 2");
+    tap_contains(r.err, "oxl test: cannot open '/nonexistent/pkg'", "named");
+    free_result(&r);
+}
+
+int main(void) {
+    const char *base = getenv("TMPDIR");
+    snprintf(work, sizeof work, "%s/oxl-runner-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(work)) tap_bail("cannot create a work directory");
+    snprintf(pkg, sizeof pkg, "%s/pkg", work);
+    snprintf(state, sizeof state, "%s/state", work);
+    snprintf(cache, sizeof cache, "%s/cache", work);
+    snprintf(tmpd, sizeof tmpd, "%s/tmp", work);
+    mkdir(pkg, 0755);
+    mkdir(tmpd, 0755);
+    char sub[TR_PATH];
+    snprintf(sub, sizeof sub, "%s/sub", pkg);
+    mkdir(sub, 0755);
+    write_pkg_file("a.oxl", "// a package\n");
+    write_pkg_file("sub/b.oxl", "// a subpackage\n");
+
+    test_escapes_and_hashes();
+    test_default_run();
+    test_process_env();
+    test_lowest_seed();
+    test_timeout();
+    test_signals();
+    test_nondeterminism();
+    test_formats();
+    test_sharding();
+    test_failures_file();
+    test_selection();
+    test_cache();
+    test_terminal_and_interrupt();
+    test_bad_flags();
+
+    if (tap_failures() == 0) tr_remove_tree(work);
+    else tap_diag("work directory kept: %s", work);
+    return tap_done();
+}
