@@ -1,0 +1,57 @@
+#!/bin/sh
+# examples/run_bank.sh: the main job's demonstration, also run by ctest.
+# usage: run_bank.sh <oxl executable>
+# 1. `oxl test --kind sim` sweeps the fixed bank (examples/bank) over its
+#    200 seeds: it must pass.
+# 2. The same sweep over examples/bank_planted_bug must find the planted
+#    lost update, print the failing seed and its reproduce command.
+# 3. The printed reproduce command must fail again with the same seed.
+# Exits 0 when all three happen as described, 1 otherwise.
+oxl=$1
+case $oxl in
+/*) ;;
+*) oxl=$(pwd)/$oxl ;;
+esac
+cd "$(dirname "$0")/.." || exit 1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-bank-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+# The planted bug's failing seed must not be remembered in the source tree.
+cp -R examples/bank_planted_bug "$tmp/" || exit 1
+bug=$tmp/bank_planted_bug
+
+echo "== oxl test examples/bank --kind sim (the fixed bank)"
+"$oxl" test examples/bank --kind sim
+status=$?
+if [ "$status" -ne 0 ]; then
+    echo "run_bank: the fixed bank failed its sweep (exit status $status)" >&2
+    exit 1
+fi
+
+echo
+echo "== oxl test bank_planted_bug --kind sim (the bank with the planted bug)"
+(cd "$tmp" && "$oxl" test bank_planted_bug --kind sim) >"$tmp/out" 2>&1
+status=$?
+cat "$tmp/out"
+if [ "$status" -ne 1 ]; then
+    echo "run_bank: expected the planted bug to fail the sweep with exit status 1, got $status" >&2
+    exit 1
+fi
+failed=$(grep -m1 -o '^seed [0-9]* failed ([0-9]* of [0-9]* seeds run)' "$tmp/out")
+repro=$(grep -m1 '^reproduce: oxl test ' "$tmp/out" | sed 's/^reproduce: oxl test //')
+if [ -z "$failed" ] || [ -z "$repro" ]; then
+    echo "run_bank: no 'seed N failed' or 'reproduce:' line in the report" >&2
+    exit 1
+fi
+seed=$(echo "$failed" | sed 's/^seed \([0-9]*\) .*/\1/')
+
+echo
+echo "== reproduce: oxl test $repro"
+(cd "$tmp" && eval "exec \"\$oxl\" test $repro") >"$tmp/again" 2>&1
+status=$?
+grep -v '^  #' "$tmp/again"
+if [ "$status" -ne 1 ] || ! grep -q "^seed $seed failed (1 of 1 seeds run)" "$tmp/again"; then
+    echo "run_bank: the reproduce command did not fail seed $seed again (exit status $status)" >&2
+    exit 1
+fi
+echo
+echo "main job: the fixed bank passed 200 seeds; the planted lost update was caught at seed $seed and reproduced"
