@@ -502,7 +502,7 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
     if (s->kind == SYM_FN && !s->is_rpc && s->sig) return call_fn(m, e, s);
     if ((s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && callee->type && callee->type->kind == TY_FN)
         return call_value(m, e, callee);
-    cg_unsupported(m, e->span, "calls to this function");
+    cg_unsupported(m, e->span, s->is_rpc ? "rpc calls" : "calls to this function");
     return NULL;
 }
 

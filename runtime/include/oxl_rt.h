@@ -251,10 +251,16 @@ oxl_list oxl_list_slice(oxl_list l, int64_t from, int64_t to, const char *file, 
  * Setting an existing key keeps its position; removing a key and setting it
  * again moves it to the end. Hashing uses a fixed seed, so iteration order
  * and behaviour are the same in every run. */
-typedef enum oxl_key_kind { OXL_KEY_INT = 0, OXL_KEY_STR = 1 } oxl_key_kind;
+typedef enum oxl_key_kind { OXL_KEY_INT = 0, OXL_KEY_STR = 1, OXL_KEY_UNION = 2 } oxl_key_kind;
 typedef struct oxl_map_obj *oxl_map;
 
-oxl_map oxl_map_new(oxl_key_kind kind);
+oxl_map oxl_map_new(oxl_key_kind kind); /* OXL_KEY_INT or OXL_KEY_STR */
+/* A map whose keys are union values (oxl_box pointers, NULL for none),
+ * compared by tag, then by value: by content for the members whose tags
+ * are listed in str_tags (String and Bytes), as words for the others.
+ * str_tags must outlive the map (generated code passes a constant). A
+ * missing key panics "key not found: none", ": <decimal word>" or ": <text>". */
+oxl_map oxl_map_new_union(const int64_t *str_tags, int64_t nstr_tags);
 int64_t oxl_map_len(oxl_map m);
 bool oxl_map_get(oxl_map m, oxl_word key, oxl_word *out); /* m.get(k) */
 bool oxl_map_has(oxl_map m, oxl_word key);

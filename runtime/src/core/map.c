@@ -21,6 +21,8 @@ typedef struct core_entry {
 
 struct oxl_map_obj {
     oxl_key_kind kind;
+    const int64_t *str_tags; /* OXL_KEY_UNION: the tags of String and Bytes members */
+    int64_t nstr_tags;
     int64_t len;        /* live entries */
     int64_t used;       /* entries[0..used) in use, live or dead */
     int64_t cap;        /* entries allocated */
@@ -38,17 +40,47 @@ static uint64_t core_mix64(uint64_t x) {
     return x;
 }
 
+static bool core_tag_is_str(const struct oxl_map_obj *m, int64_t tag) {
+    for (int64_t i = 0; i < m->nstr_tags; i++)
+        if (m->str_tags[i] == tag) return true;
+    return false;
+}
+
 static uint64_t core_key_hash(const struct oxl_map_obj *m, oxl_word key) {
-    return m->kind == OXL_KEY_STR ? oxl_str_hash(oxl_word_to_str(key)) : core_mix64(key + UINT64_C(0x9E3779B97F4A7C15));
+    if (m->kind == OXL_KEY_STR) return oxl_str_hash(oxl_word_to_str(key));
+    if (m->kind == OXL_KEY_UNION) {
+        /* by the member's tag and value, never by the box's address */
+        const oxl_box *b = oxl_word_to_ptr(key);
+        if (!b) return core_mix64(UINT64_C(0x6E6F6E65));
+        uint64_t v = core_tag_is_str(m, b->tag) ? oxl_str_hash(oxl_word_to_str(b->word)) : core_mix64(b->word);
+        return core_mix64(v ^ ((uint64_t)b->tag * UINT64_C(0x9E3779B97F4A7C15)));
+    }
+    return core_mix64(key + UINT64_C(0x9E3779B97F4A7C15));
 }
 
 static bool core_key_eq(const struct oxl_map_obj *m, oxl_word a, oxl_word b) {
-    return a == b || (m->kind == OXL_KEY_STR && oxl_str_eq(oxl_word_to_str(a), oxl_word_to_str(b)));
+    if (a == b) return true;
+    if (m->kind == OXL_KEY_STR) return oxl_str_eq(oxl_word_to_str(a), oxl_word_to_str(b));
+    if (m->kind == OXL_KEY_UNION) {
+        const oxl_box *x = oxl_word_to_ptr(a), *y = oxl_word_to_ptr(b);
+        if (!x || !y || x->tag != y->tag) return false;
+        if (core_tag_is_str(m, x->tag)) return oxl_str_eq(oxl_word_to_str(x->word), oxl_word_to_str(y->word));
+        return x->word == y->word;
+    }
+    return false;
 }
 
 oxl_map oxl_map_new(oxl_key_kind kind) {
     oxl_map m = oxl_alloc(sizeof *m);
     m->kind = kind == OXL_KEY_STR ? OXL_KEY_STR : OXL_KEY_INT;
+    return m;
+}
+
+oxl_map oxl_map_new_union(const int64_t *str_tags, int64_t nstr_tags) {
+    oxl_map m = oxl_alloc(sizeof *m);
+    m->kind = OXL_KEY_UNION;
+    m->str_tags = str_tags;
+    m->nstr_tags = nstr_tags > 0 ? nstr_tags : 0;
     return m;
 }
 
@@ -105,7 +137,13 @@ oxl_word oxl_map_at(oxl_map m, oxl_word key, const char *file, int line) {
     oxl_word v;
     if (oxl_map_get(m, key, &v)) return v;
     oxl_rt_flush();
-    if (m->kind == OXL_KEY_STR) {
+    if (m->kind == OXL_KEY_UNION) {
+        const oxl_box *b = oxl_word_to_ptr(key);
+        if (!b) oxl_panic_at(file, line, "key not found: none");
+        if (!core_tag_is_str(m, b->tag)) oxl_panic_at(file, line, "key not found: %" PRId64, (int64_t)b->word);
+        key = b->word; /* a String or Bytes member: named as is */
+    }
+    if (m->kind != OXL_KEY_INT) {
         oxl_string k = oxl_word_to_str(key);
         oxl_panic_at(file, line, "key not found: %.*s", (int)(k->len > 1000000 ? 1000000 : k->len), k->data);
     }
