@@ -46,11 +46,19 @@ static LLVMValueRef union_key_map(cg_module *m, const sema_type *k) {
 
 LLVMValueRef cg_map_new(cg_module *m, const sema_type *t) {
     const sema_type *k = t->key;
-    int kind;
+    int kind; /* oxl_key_kind */
     if (k->kind == TY_UNION) return union_key_map(m, k);
-    if (cg_is_string_like(k)) kind = 1;
-    else if (word_key(k)) kind = 0;
-    else {
+    switch (k->kind) {
+    case TY_INT: kind = 0; break;
+    case TY_STRING: kind = 1; break;
+    case TY_BOOL: kind = 3; break;
+    case TY_DURATION: kind = 4; break;
+    case TY_INSTANT: kind = 5; break;
+    case TY_BYTES: kind = 6; break;
+    case TY_NONE: kind = 0; break;
+    default: kind = -1; break;
+    }
+    if (kind < 0) {
         cg_unsupported(m, m->at, "maps with keys of this type");
         return NULL;
     }

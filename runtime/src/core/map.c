@@ -47,7 +47,7 @@ static bool core_tag_is_str(const struct oxl_map_obj *m, int64_t tag) {
 }
 
 static uint64_t core_key_hash(const struct oxl_map_obj *m, oxl_word key) {
-    if (m->kind == OXL_KEY_STR) return oxl_str_hash(oxl_word_to_str(key));
+    if (m->kind == OXL_KEY_STR || m->kind == OXL_KEY_BYTES) return oxl_str_hash(oxl_word_to_str(key));
     if (m->kind == OXL_KEY_UNION) {
         /* by the member's tag and value, never by the box's address */
         const oxl_box *b = oxl_word_to_ptr(key);
@@ -60,7 +60,7 @@ static uint64_t core_key_hash(const struct oxl_map_obj *m, oxl_word key) {
 
 static bool core_key_eq(const struct oxl_map_obj *m, oxl_word a, oxl_word b) {
     if (a == b) return true;
-    if (m->kind == OXL_KEY_STR) return oxl_str_eq(oxl_word_to_str(a), oxl_word_to_str(b));
+    if (m->kind == OXL_KEY_STR || m->kind == OXL_KEY_BYTES) return oxl_str_eq(oxl_word_to_str(a), oxl_word_to_str(b));
     if (m->kind == OXL_KEY_UNION) {
         const oxl_box *x = oxl_word_to_ptr(a), *y = oxl_word_to_ptr(b);
         if (!x || !y || x->tag != y->tag) return false;
@@ -72,7 +72,9 @@ static bool core_key_eq(const struct oxl_map_obj *m, oxl_word a, oxl_word b) {
 
 oxl_map oxl_map_new(oxl_key_kind kind) {
     oxl_map m = oxl_alloc(sizeof *m);
-    m->kind = kind == OXL_KEY_STR ? OXL_KEY_STR : OXL_KEY_INT;
+    /* the kinds past STR compare like INT or STR and only name keys
+     * differently in messages */
+    m->kind = kind >= OXL_KEY_INT && kind <= OXL_KEY_BYTES && kind != OXL_KEY_UNION ? kind : OXL_KEY_INT;
     return m;
 }
 
@@ -137,17 +139,30 @@ oxl_word oxl_map_at(oxl_map m, oxl_word key, const char *file, int line) {
     oxl_word v;
     if (oxl_map_get(m, key, &v)) return v;
     oxl_rt_flush();
-    if (m->kind == OXL_KEY_UNION) {
-        const oxl_box *b = oxl_word_to_ptr(key);
-        if (!b) oxl_panic_at(file, line, "key not found: none");
-        if (!core_tag_is_str(m, b->tag)) oxl_panic_at(file, line, "key not found: %" PRId64, (int64_t)b->word);
-        key = b->word; /* a String or Bytes member: named as is */
+    /* the key as the program would print it (bounded) */
+    oxl_sb b;
+    oxl_sb_init(&b);
+    oxl_key_kind kind = m->kind;
+    if (kind == OXL_KEY_UNION) {
+        const oxl_box *box = oxl_word_to_ptr(key);
+        kind = !box ? OXL_KEY_UNION : core_tag_is_str(m, box->tag) ? OXL_KEY_STR : OXL_KEY_INT;
+        if (box) key = box->word;
     }
-    if (m->kind != OXL_KEY_INT) {
+    switch (kind) {
+    case OXL_KEY_UNION: oxl_sb_none(&b); break;
+    case OXL_KEY_STR: {
         oxl_string k = oxl_word_to_str(key);
-        oxl_panic_at(file, line, "key not found: %.*s", (int)(k->len > 1000000 ? 1000000 : k->len), k->data);
+        oxl_sb_lit(&b, k->data, k->len > 1000 ? 1000 : k->len);
+        break;
     }
-    oxl_panic_at(file, line, "key not found: %" PRId64, (int64_t)key);
+    case OXL_KEY_BYTES: oxl_sb_bytes(&b, oxl_word_to_str(key)); break;
+    case OXL_KEY_BOOL: oxl_sb_bool(&b, key != 0); break;
+    case OXL_KEY_DURATION: oxl_sb_dur(&b, (int64_t)key); break;
+    case OXL_KEY_INSTANT: oxl_sb_instant(&b, (int64_t)key); break;
+    default: oxl_sb_int(&b, (int64_t)key); break;
+    }
+    oxl_string text = oxl_sb_finish(&b);
+    oxl_panic_at(file, line, "key not found: %.*s", (int)(text->len > 1000 ? 1000 : text->len), text->data);
 }
 
 void oxl_map_set(oxl_map m, oxl_word key, oxl_word val, const char *file, int line) {
