@@ -35,6 +35,7 @@ struct cg_module {
     LLVMModuleRef mod;
     LLVMBuilderRef b;
     LLVMTargetMachineRef tm;
+    struct cg_debug *dbg; /* debug.c's state, NULL until the first function */
     LLVMTypeRef t_i64, t_i32, t_i1, t_i8, t_ptr, t_void, t_sb;
     unsigned nstrings;
     cg_file_name *files;
@@ -64,6 +65,14 @@ struct cg_module {
     struct cg_helper *helpers;
     uint32_t nhelpers, cap_helpers;
 };
+
+/* debug.c: DWARF (a subprogram per function, a location per statement and
+ * expression, the locals); cg_debug_finish before the module is verified */
+void cg_debug_function(cg_module *m, const ast_node *fn);
+void cg_debug_loc(cg_module *m, base_span at);
+void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot);
+void cg_debug_finish(cg_module *m, const ast_node *main_fn);
+void cg_debug_free(cg_module *m);
 
 /* A generated helper function for one type: kind 'f' formats a value. */
 typedef struct cg_helper {

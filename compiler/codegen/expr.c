@@ -574,8 +574,10 @@ static LLVMValueRef expr(cg_module *m, const ast_node *e);
 LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
     base_span save = m->at;
     m->at = e->span;
+    cg_debug_loc(m, e->span);
     LLVMValueRef v = expr(m, e);
     m->at = save;
+    cg_debug_loc(m, save); /* what the parent emits next is the parent's */
     return v;
 }
 

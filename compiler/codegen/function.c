@@ -31,6 +31,7 @@ static void add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, int
     m->locals[m->nlocals].slot = slot;
     m->locals[m->nlocals].second = second;
     m->nlocals++;
+    cg_debug_local(m, decl, slot);
 }
 
 void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) { add_local(m, decl, slot, 0); }
@@ -79,6 +80,7 @@ bool cg_function(cg_module *m, const ast_node *fn) {
     m->sb_slot = NULL;
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);
+    cg_debug_function(m, fn);
     cg_task_prepare(m, fn->b);
     const sema_sig *sig = s->sig;
     for (uint32_t i = 0; i < sig->nparams; i++) {

@@ -273,6 +273,7 @@ static cg_module *build(diag_sink *d, const sema_program *prog, const char *modu
         emit_c_main(m, LLVMGetNamedFunction(m->mod, mname));
         free(mname);
     }
+    cg_debug_finish(m, tests ? NULL : main_fn);
 
     /* A verifier failure is a bug of this generator: name the function. */
     for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
@@ -308,6 +309,7 @@ bool cg_write_ir(cg_module *m, const char *path) {
 void cg_free(cg_module *m) {
     if (!m) return;
     if (m->tm) LLVMDisposeTargetMachine(m->tm);
+    cg_debug_free(m);
     LLVMDisposeBuilder(m->b);
     LLVMDisposeModule(m->mod);
     LLVMContextDispose(m->ctx);

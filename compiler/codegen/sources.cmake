@@ -18,6 +18,8 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/struct.c
   ${CMAKE_CURRENT_LIST_DIR}/methods.c
   ${CMAKE_CURRENT_LIST_DIR}/target.c)
+# DWARF line tables and locals (debug.c)
+target_sources(oxlcodegen PRIVATE ${CMAKE_CURRENT_LIST_DIR}/debug.c)
 target_include_directories(oxlcodegen SYSTEM PUBLIC ${OXL_LLVM_INCLUDE})
 target_include_directories(oxlcodegen PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 target_link_libraries(oxlcodegen PUBLIC oxlfront "-L${OXL_LLVM_LIBDIR}" ${OXL_LLVM_LIBS})

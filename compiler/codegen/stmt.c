@@ -343,8 +343,10 @@ static bool stmt(cg_module *m, const ast_node *s);
 bool cg_stmt(cg_module *m, const ast_node *s) {
     base_span save = m->at;
     m->at = s->span;
+    cg_debug_loc(m, s->span);
     bool ok = stmt(m, s);
     m->at = save;
+    cg_debug_loc(m, save);
     return ok;
 }
 

@@ -352,34 +352,52 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     return go(m, thunk, env, e->span);
 }
 
-/* spawn f(x, y): the arguments are evaluated now, the call runs in the
- * new task. */
+/* spawn f(x, y): the arguments (positional, labelled, defaults; in the
+ * order written) are evaluated now, the call runs in the new task. */
 static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     const ast_node *c = e->a;
     const sema_sym *s = c->a ? c->a->sym : NULL;
-    if (!c->a || c->a->kind != AST_IDENT || !s || s->kind != SYM_FN || s->is_extern || s->is_rpc ||
-        s->pkg != m->prog->root || !s->sig || c->list.len != s->sig->nparams) {
-        cg_unsupported(m, e->span, "spawn of this call (spawn a function of the package with every argument, or a block)");
+    if (!c->a || !s || s->kind != SYM_FN || s->is_extern || s->is_rpc || !s->sig || !s->decl) {
+        cg_unsupported(m, e->span, "spawn of this call (spawn a function of the program, or a block)");
         return NULL;
     }
-    char *fname = cg_fn_symbol(m, s->decl, m->prog->root);
+    const sema_sig *sig = s->sig;
+    char *fname = cg_fn_symbol(m, s->decl, s->pkg);
     LLVMValueRef f = LLVMGetNamedFunction(m->mod, fname);
     free(fname);
-    if (!f) {
+    if (!f || sig->nparams > SEMA_MAX_PARAMS) {
         cg_unsupported(m, e->span, "spawn of this call");
         return NULL;
     }
-    uint32_t n = c->list.len;
-    LLVMValueRef words;
+    uint32_t n = sig->nparams;
+    const ast_node *given[SEMA_MAX_PARAMS + 1] = {0};
     LLVMValueRef vals[SEMA_MAX_PARAMS + 1];
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t pos = 0;
+    for (uint32_t i = 0; i < c->list.len; i++) {
         const ast_node *arg = c->list.items[i];
+        uint32_t k = pos;
         if (arg->name) {
-            cg_unsupported(m, arg->span, "named arguments in spawn");
+            for (k = 0; k < n && strcmp(sig->params[k].name ? sig->params[k].name : "", arg->name) != 0; k++) {
+            }
+        } else {
+            pos++;
+        }
+        if (k >= n) {
+            cg_unsupported(m, arg->span, "this argument");
             return NULL;
         }
-        if (!(vals[i] = cg_operand(m, arg->a, LLVMTypeOf(LLVMGetParam(f, i))))) return NULL;
+        given[k] = arg;
+        if (!(vals[k] = cg_value(m, arg->a, sig->params[k].type))) return NULL;
     }
+    for (uint32_t k = 0; k < n; k++) {
+        if (given[k]) continue;
+        if (!sig->params[k].dflt) {
+            cg_unsupported(m, e->span, "a call without one of its arguments");
+            return NULL;
+        }
+        if (!(vals[k] = cg_value(m, sig->params[k].dflt, sig->params[k].type))) return NULL;
+    }
+    LLVMValueRef words;
     LLVMValueRef env = new_env(m, n, &words);
     for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));
 
@@ -464,10 +482,9 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
     LLVMValueRef line;
     LLVMValueRef file = loc(m, e->span, &line);
     if (strcmp(name, "send") == 0 && e->list.len == 1) {
-        LLVMTypeRef et = cg_type(m, ct->elem, e->span, false);
-        if (!et) return NULL;
+        if (!cg_type(m, ct->elem, e->span, false)) return NULL;
         const ast_node *arg = e->list.items[0];
-        LLVMValueRef v = cg_operand(m, arg->a, et);
+        LLVMValueRef v = cg_value(m, arg->a, ct->elem); /* boxed into a union element */
         if (!v) return NULL;
         LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[4] = {c, to_word(m, v), file, line};
@@ -517,71 +534,6 @@ static bool is_type_named(const ast_node *n, sema_tkind kind) {
     return s && s->kind == SYM_TYPE && s->type && s->type->kind == kind;
 }
 
-static bool extern_named(const sema_sym *s, const char *cname) {
-    return s && s->kind == SYM_FN && s->is_extern && s->cname && strcmp(s->cname, cname) == 0;
-}
-
-/* The C type of an extern parameter or result (oxl_std_test.h): C bool
- * travels as i8 (zero-extended by the callee's ABI). */
-static LLVMTypeRef extern_type(cg_module *m, const sema_type *t) {
-    if (!t) return m->t_void;
-    switch (t->kind) {
-    case TY_NONE: return m->t_void;
-    case TY_INT:
-    case TY_DURATION:
-    case TY_INSTANT: return m->t_i64;
-    case TY_BOOL: return m->t_i8;
-    case TY_STRING:
-    case TY_BYTES:
-    case TY_LIST: return m->t_ptr;
-    default: return NULL;
-    }
-}
-
-/* A call of a std.test control (an extern fn of the standard library):
- * arguments by position or label, defaults for the rest. */
-static LLVMValueRef std_test_call(cg_module *m, const ast_node *e, const sema_sym *s) {
-    const sema_sig *sig = s->sig;
-    const ast_node *given[SEMA_MAX_PARAMS + 1] = {0};
-    uint32_t pos = 0;
-    for (uint32_t i = 0; i < e->list.len; i++) {
-        const ast_node *arg = e->list.items[i];
-        uint32_t k = pos;
-        if (arg->name) {
-            for (k = 0; k < sig->nparams && strcmp(sig->params[k].name, arg->name) != 0; k++) {
-            }
-        } else {
-            pos++;
-        }
-        if (k >= sig->nparams || k > SEMA_MAX_PARAMS) {
-            cg_unsupported(m, arg->span, "this argument");
-            return NULL;
-        }
-        given[k] = arg->a;
-    }
-    LLVMTypeRef rt = extern_type(m, sig->result);
-    LLVMTypeRef ps[SEMA_MAX_PARAMS + 1];
-    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    for (uint32_t i = 0; i < sig->nparams && i <= SEMA_MAX_PARAMS; i++) {
-        const ast_node *x = given[i] ? given[i] : sig->params[i].dflt;
-        LLVMTypeRef pt = extern_type(m, sig->params[i].type);
-        if (!x || !pt || !rt) {
-            cg_unsupported(m, e->span, "this extern call");
-            return NULL;
-        }
-        LLVMValueRef v = cg_operand(m, x, pt == m->t_i8 ? m->t_i1 : pt);
-        if (!v) return NULL;
-        if (pt == m->t_i8) v = LLVMBuildZExt(m->b, v, m->t_i8, "");
-        ps[i] = pt;
-        args[i] = v;
-    }
-    LLVMValueRef f = cg_runtime_fn(m, s->cname, rt, ps, sig->nparams, false);
-    LLVMValueRef r = call_fn(m, f, args, sig->nparams);
-    if (rt == m->t_void) return LLVMConstInt(m->t_i1, 0, 0);
-    if (rt == m->t_i8) return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
-    return r;
-}
-
 bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out) {
     const ast_node *callee = e->a;
     const sema_sym *s = callee->sym;
@@ -597,23 +549,10 @@ bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out) {
         *out = call_fn(m, cg_runtime_fn(m, "oxl_chan_make", m->t_ptr, ps, 3, false), args, 3);
         return true;
     }
-    /* std.time: now() and sleep(d), also as Instant.now() */
-    bool instant_now = callee->kind == AST_FIELD_ACCESS && callee->name && strcmp(callee->name, "now") == 0 &&
-                       is_type_named(callee->a, TY_INSTANT);
-    if (instant_now || extern_named(s, "oxl_std_time_now")) {
+    /* Instant.now() is std.time's now() (extern fns are calls of expr.c) */
+    if (callee->kind == AST_FIELD_ACCESS && callee->name && strcmp(callee->name, "now") == 0 &&
+        is_type_named(callee->a, TY_INSTANT)) {
         *out = call_fn(m, cg_runtime_fn(m, "oxl_std_time_now", m->t_i64, NULL, 0, false), NULL, 0);
-        return true;
-    }
-    if (extern_named(s, "oxl_std_time_sleep") && e->list.len == 1) {
-        LLVMValueRef d = cg_operand(m, ((const ast_node *)e->list.items[0])->a, m->t_i64);
-        if (!d) return true;
-        LLVMTypeRef ps[1] = {m->t_i64};
-        call_fn(m, cg_runtime_fn(m, "oxl_std_time_sleep", m->t_void, ps, 1, false), &d, 1);
-        *out = LLVMConstInt(m->t_i1, 0, 0);
-        return true;
-    }
-    if (s && s->kind == SYM_FN && s->is_extern && s->cname && s->sig && strncmp(s->cname, "oxl_std_test_", 13) == 0) {
-        *out = std_test_call(m, e, s);
         return true;
     }
     /* methods of Chan[T] and Task[T] */
@@ -716,9 +655,8 @@ bool cg_select(cg_module *m, const ast_node *s) {
                 cg_unsupported(m, arm->span, "this send arm");
                 return false;
             }
-            LLVMTypeRef et = cg_type(m, ch->type->elem, arm->span, false);
-            if (!et) return false;
-            LLVMValueRef v = cg_operand(m, ((const ast_node *)call->list.items[0])->a, et);
+            if (!cg_type(m, ch->type->elem, arm->span, false)) return false;
+            LLVMValueRef v = cg_value(m, ((const ast_node *)call->list.items[0])->a, ch->type->elem);
             if (!v) return false;
             w = to_word(m, v);
         }

@@ -3,6 +3,7 @@
  * the packages it imports, semantic analysis, code generation, linking and
  * running. The only exit() calls of the compiler are in main.c. */
 #include "driver/build.h"
+#include "driver/paths.h"
 
 #include "base/base.h"
 #include "lex/lex.h"
@@ -265,23 +266,8 @@ static void dump_tokens(driver *dr, const base_source *src) {
 #define OXL_RUNTIME_LIB "liboxlrt.a"
 #endif
 
-/* The runtime library: OXL_RUNTIME, else runtime/liboxlrt.a next to this
- * executable (the build tree's layout), else the path fixed at build time. */
-static const char *runtime_lib(char *buf, size_t cap) {
-    const char *env = getenv("OXL_RUNTIME");
-    if (env && *env) return env;
-    char self[DRIVER_MAX_PATH];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            if ((size_t)snprintf(buf, cap, "%s/runtime/liboxlrt.a", self) < cap && access(buf, R_OK) == 0) return buf;
-        }
-    }
-    return OXL_RUNTIME_LIB;
-}
+/* The runtime library: see driver/paths.h (NULL when OXL_RUNTIME is bad). */
+static const char *runtime_lib(char *buf, size_t cap) { return drv_runtime_lib(buf, cap, OXL_RUNTIME_LIB); }
 
 /* A temporary file name (cc takes a file without a known suffix as linker
  * input, so objects need no ".o"); creates the file. */
@@ -327,7 +313,13 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
         cg_free(m);
         return ok ? EXIT_OK : EXIT_USAGE;
     }
-    char obj[DRIVER_MAX_PATH], exe[DRIVER_MAX_PATH], rt[DRIVER_MAX_PATH];
+    char rt[DRIVER_MAX_PATH];
+    const char *rt_lib = runtime_lib(rt, sizeof rt);
+    if (!rt_lib) {
+        cg_free(m);
+        return EXIT_USAGE;
+    }
+    char obj[DRIVER_MAX_PATH], exe[DRIVER_MAX_PATH];
     if (!temp_path(obj, sizeof obj, "o-")) {
         cg_free(m);
         return EXIT_USAGE;
@@ -341,7 +333,7 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
         }
         out = exe;
     }
-    ok = ok && cg_link(obj, runtime_lib(rt, sizeof rt), out, breq->show_cmds);
+    ok = ok && cg_link(obj, rt_lib, out, breq->show_cmds);
     unlink(obj);
     if (!ok) {
         if (breq->run) unlink(exe);
@@ -370,7 +362,8 @@ int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_as
         fprintf(stderr, "oxl: OXL_STD='%s' is not a directory\n", std_root);
         return EXIT_USAGE;
     }
-    if (!std_root || !*std_root) std_root = OXL_STD_DIR;
+    char std_buf[DRIVER_MAX_PATH];
+    if (!std_root || !*std_root) std_root = drv_std_root(std_buf, sizeof std_buf, OXL_STD_DIR);
 
     driver dr;
     memset(&dr, 0, sizeof dr);

@@ -17,6 +17,7 @@ else()
 endif()
 
 add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/build.c)
+target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c)
 target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE
   OXL_VERSION="${OXL_VERSION_STRING}"

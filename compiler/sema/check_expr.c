@@ -115,6 +115,39 @@ static void check_args_loose(sema_ctx *c, ast_node *call) {
     }
 }
 
+/* A range written as a positional argument, `f(10ms..300ms)`, stands for
+ * two positional arguments, its inclusive bounds, when the parameter it
+ * lands on and the next one are both Int or both Duration (std.test's
+ * net.latency(min, max)). The call is rewritten in place, so code
+ * generation sees two plain arguments; `a..b` passes b minus one unit (1 or
+ * 1ns). Anywhere else a range stays an error. */
+static void spread_range_arg(sema_ctx *c, ast_node *call, uint32_t i, const sema_sig *sig, uint32_t pos) {
+    if (pos + 1 >= sig->nparams)
+        return;
+    sema_type *t = sig->params[pos].type;
+    if (t != sig->params[pos + 1].type || (t != c->t_int && t != c->t_duration))
+        return;
+    ast_node *arg = call->list.items[i];
+    ast_node *range = arg->a;
+    ast_node *hi = range->b;
+    if (!(range->flags & AST_F_INCLUSIVE)) {
+        ast_node *one = ast_new(c->arena, t == c->t_int ? AST_INT : AST_DURATION, hi->span);
+        one->ival = 1;
+        ast_node *minus = ast_new(c->arena, AST_BINARY, hi->span);
+        minus->op = AST_OP_SUB;
+        minus->a = hi;
+        minus->b = one;
+        hi = minus;
+    }
+    ast_node *second = ast_new(c->arena, AST_ARG, hi->span);
+    second->a = hi;
+    arg->a = range->a;
+    base_vec_push(c->arena, &call->list, NULL);
+    for (uint32_t k = call->list.len - 1; k > i + 1; k--)
+        call->list.items[k] = call->list.items[k - 1];
+    call->list.items[i + 1] = second;
+}
+
 /* Positional arguments first, then labelled ones in any order; a label
  * names any parameter. `deadline:` is the extra label of remote calls. */
 sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline,
@@ -144,6 +177,8 @@ sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig
                 pos++;
                 continue;
             }
+            if (a->a->kind == AST_RANGE)
+                spread_range_arg(c, call, i, sig, pos);
             given[pos] = a;
             snprintf(what, sizeof what, "argument '%s' of %s", sig->params[pos].name ? sig->params[pos].name : "_",
                      sig->what);

@@ -202,6 +202,10 @@ int64_t oxl_select_words(int64_t n, oxl_chan **chans, const int64_t *sends, uint
  * root task of a real-time run (oxl_sched_options_real_time); returns the
  * exit status (0, or 101 after printing the failure report). */
 int oxl_rt_main(void (*main_fn)(void));
+/* Makes a fault in the guard page of the running task's stack end the
+ * program as a panic ("panic: stack overflow ...", status 101) instead of
+ * a crash. */
+void oxl_catch_stack_overflow(void);
 
 /* ---- NodeState ------------------------------------------------------------------ */
 typedef struct oxl_node_config {

@@ -6,6 +6,10 @@
 # the determinism of trace hashes across processes, virtual time, the
 # deadlock report and the refusal of bad OXL_TEST_RUN / OXL_TEST_SEED values.
 oxl=$1
+case $oxl in
+/*) ;;
+*/*) oxl=$(pwd)/$oxl ;; # some checks run from another directory
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-testbin-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -31,7 +35,7 @@ run() {
 has() { grep -q -- "$1" "$2"; }
 hash_of() { sed -n 's/^oxl-sim: seed=[0-9]* trace=\([0-9a-f]*\) switches=[0-9]*$/\1/p' "$tmp/err" | tail -n 1; }
 
-echo "1..30"
+echo "1..33"
 
 "$oxl" build --tests "$here/basic" -o "$bin" >"$tmp/out" 2>"$tmp/err"
 check "oxl build --tests builds the test binary" test $? -eq 0 -a -x "$bin"
@@ -62,6 +66,9 @@ h7b=$(hash_of)
 check "the same seed gives the same trace hash in another process" test -n "$h7a" -a "$h7a" = "$h7b"
 distinct=$(for s in 1 2 3 4 5 6; do run 3 $s 1; hash_of; done | sort -u | wc -l)
 check "different seeds give different trace hashes" test "$distinct" -gt 1
+"$oxl" build --tests -O2 "$here/basic" -o "$tmp/o2.test" >"$tmp/out" 2>"$tmp/err"
+OXL_TEST_RUN=3 OXL_TEST_SEED=7 OXL_SIM_REPORT=1 "$tmp/o2.test" >"$tmp/out" 2>"$tmp/err"
+check "an -O2 build of the tests runs seed 7 to the same trace hash" test -n "$h7a" -a "$(hash_of)" = "$h7a"
 run 3 7
 check "without OXL_SIM_REPORT there is no report line" sh -c "test $st -eq 0 && ! grep -q oxl-sim '$tmp/err'"
 
@@ -112,5 +119,11 @@ check "a package with a type error does not build (exit 1, file:line:col)" sh -c
 "$oxl" build --tests "$here/does-not-exist" -o "$tmp/x.test" >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "a missing package exits 2" test $st -eq 2
+
+mkdir "$tmp/default" && (cd "$tmp/default" && "$oxl" build --tests "$here/basic" >"$tmp/out" 2>"$tmp/err")
+check "without -o the test binary is <package>.test" test -x "$tmp/default/basic.test"
+"$oxl" build --tests -c "$here/basic" >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "--tests with -c is a usage error (exit 2)" sh -c "test $st -eq 2 && grep -q -- '--tests builds an executable' '$tmp/err'"
 
 [ "$failed" -eq 0 ]

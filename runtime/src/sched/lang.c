@@ -7,13 +7,17 @@
  * and its end a task's handle is only referenced from the scheduler's
  * malloc'd record, so a list rooted in a static variable keeps it (and the
  * arguments it will read) alive. */
+#define _XOPEN_SOURCE 700 /* sigaltstack, SA_ONSTACK */
 #include "sched_internal.h"
 
 #include "oxl_rt.h"
 
 #include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct oxl_go_handle {
     oxl_go_handle *prev, *next; /* running handles (live_handles) */
@@ -122,6 +126,51 @@ int64_t oxl_select_words(int64_t n, oxl_chan **chans, const int64_t *sends, uint
     return (int64_t)k;
 }
 
+/* ---- stack overflow ---- */
+
+static char overflow_stack[1 << 16];
+
+/* A fault in the guard page below the running task's stack is a runaway
+ * recursion: a panic (status 101) rather than a crash. Anything else is
+ * left to the default action. */
+static void on_segv(int sig, siginfo_t *info, void *uctx) {
+    (void)uctx;
+    oxl_sched *s = sched_active();
+    const oxl_task *t = s ? s->current : NULL;
+    const unsigned char *addr = info ? (const unsigned char *)info->si_addr : NULL;
+    long page = sysconf(_SC_PAGESIZE);
+    if (t && t->fiber && t->fiber->stack_lo && addr && addr < t->fiber->stack_lo + 256 &&
+        addr >= t->fiber->stack_lo - (page > 0 ? page : 4096) - 4096) {
+        char msg[160];
+        fflush(stdout); /* the program is ending: keep what it printed */
+        int n = snprintf(msg, sizeof msg, "panic: stack overflow (a task's stack is %zu bytes)\n  in task %" PRIu64 " on %s\n",
+                         t->fiber->stack_size, t->id, t->node ? t->node->name : "process");
+        if (n > 0) {
+            ssize_t w = write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+            (void)w;
+        }
+        _exit(101);
+    }
+    signal(sig, SIG_DFL);
+}
+
+/* Also under AddressSanitizer, whose own report of the same fault would be
+ * a crash to the caller. */
+void oxl_catch_stack_overflow(void) {
+    static bool installed;
+    if (installed) return;
+    installed = true;
+    stack_t ss = {.ss_sp = overflow_stack, .ss_size = sizeof overflow_stack, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) != 0) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
 typedef struct main_box {
     void (*fn)(void);
 } main_box;
@@ -133,6 +182,7 @@ static void *run_main(void *arg) {
 
 int oxl_rt_main(void (*main_fn)(void)) {
     oxl_rt_init();
+    oxl_catch_stack_overflow();
     oxl_sched_options opt;
     oxl_sched_options_real_time(&opt);
     main_box box = {main_fn};

@@ -749,7 +749,7 @@ void oxl_sched_options_real_time(oxl_sched_options *opt) {
     opt->pct_depth = 3;
     opt->pct_steps = 1000;
     opt->max_switches = UINT64_MAX;
-    opt->livelock_switches = UINT64_C(100000000);
+    opt->livelock_switches = UINT64_MAX; /* a busy program is not stuck: real time moves */
     opt->stack_size = 1024 * 1024;
     opt->max_tasks = 100000;
     opt->trace_messages = false;

@@ -102,6 +102,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
     opt.tail_events = TEST_TAIL_EVENTS;
+    opt.stack_size = 1024 * 1024; /* as in a real-time run: the same recursion fits */
     if (tc->nodes > TEST_MAX_NODES) {
         fprintf(stderr, "error: the test asks for %" PRId64 " nodes (the limit is %d)\n", tc->nodes, TEST_MAX_NODES);
         return 2;
@@ -121,6 +122,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
 
 int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t ntests) {
     oxl_rt_init();
+    oxl_catch_stack_overflow();
     if (argc > 1) {
         if (argc == 2 && strcmp(argv[1], "--list") == 0) {
             list_tests(tests, ntests);

@@ -70,6 +70,7 @@ int main(void) {
     oxl_sched_options opt;
     oxl_sched_options_real_time(&opt);
     tap_ok(opt.real_time && opt.policy == OXL_POLICY_FIFO, "real-time defaults: real_time, FIFO");
+    tap_ok(opt.livelock_switches == UINT64_MAX, "no livelock limit in real time (a busy program is not stuck)");
 
     int64_t t0 = mono();
     oxl_sched_result r = oxl_sched_run(three_sleepers, NULL, &opt);

@@ -1,0 +1,127 @@
+/* install_test: `cmake --install <build> --prefix P` gives P/bin/oxl,
+ * P/lib/oxl/liboxlrt.a, P/include/oxl/ (the headers) and P/share/oxl/std/, and the
+ * installed oxl finds the runtime and std relative to itself
+ * (compiler/driver/paths.c): a program that imports std.time and a std
+ * package that exists only in the install runs from another directory,
+ * and still does after the prefix is moved. OXL_RUNTIME and OXL_STD
+ * override it; bad values are named errors with exit status 2.
+ *
+ *   install_test CMAKE BUILD_DIR */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "cmd.h"
+#include "tap.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char main_oxl[] =
+    "use std.time\n"
+    "use std.probe { ANSWER }\n"
+    "\n"
+    "fn main() {\n"
+    "  let d = 2s + 500ms\n"
+    "  print(\"answer {ANSWER} after {d}\")\n"
+    "}\n";
+
+static const char c_main[] =
+    "#include <oxl_rt.h>\n"
+    "int main(void) {\n"
+    "    oxl_rt_init();\n"
+    "    oxl_print(oxl_str_concat(oxl_str_from_cstr(\"from \"), oxl_str_from_cstr(\"C\")));\n"
+    "    return 0;\n"
+    "}\n";
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: install_test CMAKE BUILD_DIR\n");
+        return 2;
+    }
+    const char *cmake = argv[1], *build = argv[2];
+    char *prefix = cmd_tempdir("inst"), *work = cmd_tempdir("instrun");
+    char *out, path[PATH_MAX];
+
+    int st = cmd_run(&out, "'%s' --install '%s' --prefix '%s/p'", cmake, build, prefix);
+    if (!tap_is_int(st, 0, "cmake --install exits 0")) tap_diag("%s", out);
+    free(out);
+    static const char *const files[] = {"bin/oxl", "lib/oxl/liboxlrt.a", "include/oxl/oxl_rt.h",
+                                        "include/oxl/oxl_sched.h", "share/oxl/std/time/time.oxl",
+                                        "share/oxl/std/test/test.oxl"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/p/%s", prefix, files[i]);
+        tap_ok(cmd_exists(path), "installed %s", files[i]);
+    }
+    /* a std package only the installed tree has: finding it proves std is
+     * looked up beside the installed oxl, not in the source tree */
+    st = cmd_run(NULL, "mkdir -p '%s/p/share/oxl/std/probe'", prefix);
+    snprintf(path, sizeof path, "%s/p/share/oxl/std/probe/probe.oxl", prefix);
+    cmd_write(path, "// a package for install_test\nconst ANSWER: Int = 42\n");
+    snprintf(path, sizeof path, "%s/main.oxl", work);
+    cmd_write(path, main_oxl);
+
+    static const char clean_env[] = "env -u OXL_RUNTIME -u OXL_STD";
+    st = cmd_run(&out, "cd '%s' && %s '%s/p/bin/oxl' run main.oxl -###", work, clean_env, prefix);
+    tap_is_int(st, 0, "the installed oxl runs a program importing std from another directory");
+    tap_contains(out, "answer 42 after 2.5s\n", "it prints what the program says");
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "\"%s/p/bin/../lib/oxl/liboxlrt.a\"", prefix);
+    if (!tap_contains(out, want, "it links the installed runtime library")) tap_diag("%s", out);
+    free(out);
+
+    /* relocatable: nothing points back at the first prefix */
+    st = cmd_run(&out, "mv '%s/p' '%s/moved' && cd '%s' && %s '%s/moved/bin/oxl' run main.oxl -O2", prefix, prefix,
+                 work, clean_env, prefix);
+    tap_is_int(st, 0, "a moved prefix still works");
+    tap_contains(out, "answer 42 after 2.5s\n", "and prints the same");
+    free(out);
+
+    /* the public headers and library serve C programs too */
+    snprintf(path, sizeof path, "%s/c_main.c", work);
+    cmd_write(path, c_main);
+#ifdef OXL_TEST_SANITIZE
+    static const char san[] = "-fsanitize=address,undefined"; /* the runtime was built with them */
+#else
+    static const char san[] = "";
+#endif
+    st = cmd_run(&out,
+                 "cd '%s' && cc -std=c17 %s -I'%s/moved/include/oxl' c_main.c '%s/moved/lib/oxl/liboxlrt.a' -lgc "
+                 "-lpthread -lm -o c_prog && ./c_prog",
+                 work, san, prefix, prefix);
+    tap_is_int(st, 0, "a C program builds against include/oxl and lib/oxl");
+    tap_contains(out, "from C\n", "and runs");
+    free(out);
+
+    /* the environment overrides, and bad values are named */
+    st = cmd_run(&out, "cd '%s' && OXL_RUNTIME=/nonexistent/liboxlrt.a '%s/moved/bin/oxl' run main.oxl", work, prefix);
+    tap_is_int(st, 2, "OXL_RUNTIME naming no file: exit 2");
+    tap_contains(out, "oxl: OXL_RUNTIME='/nonexistent/liboxlrt.a' is not a readable file", "with a named message");
+    free(out);
+    st = cmd_run(&out, "cd '%s' && OXL_STD=/nonexistent/std '%s/moved/bin/oxl' run main.oxl", work, prefix);
+    tap_is_int(st, 2, "OXL_STD naming no directory: exit 2");
+    tap_contains(out, "oxl: OXL_STD='/nonexistent/std' is not a directory", "with a named message");
+    free(out);
+    /* OXL_STD wins over the installed std: this one has std.time only */
+    st = cmd_run(&out,
+                 "cd '%s' && mkdir -p altstd && cp -r '%s/moved/share/oxl/std/time' altstd/ && "
+                 "OXL_STD=altstd '%s/moved/bin/oxl' run main.oxl",
+                 work, prefix, prefix);
+    tap_is_int(st, 1, "OXL_STD naming another root is used (no std.probe there): exit 1");
+    tap_contains(out, "main.oxl:2:5: error: cannot find package 'std.probe'", "at the import's place");
+    free(out);
+    st = cmd_run(&out, "cd '%s' && %s '%s/moved/bin/oxl' build main.oxl -o prog && OXL_RUNTIME='%s/moved/lib/oxl/liboxlrt.a' "
+                       "'%s/moved/bin/oxl' build main.oxl -o prog2 && ./prog2",
+                 work, clean_env, prefix, prefix, prefix);
+    tap_is_int(st, 0, "OXL_RUNTIME naming the library works");
+    free(out);
+
+    if (tap_failures() == 0) {
+        cmd_remove_tree(prefix);
+        cmd_remove_tree(work);
+    } else {
+        tap_diag("kept %s and %s", prefix, work);
+    }
+    free(prefix);
+    free(work);
+    return tap_done();
+}

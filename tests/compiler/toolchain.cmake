@@ -1,0 +1,17 @@
+# Toolchain tests around code generation (TAP):
+#   debug_info  DWARF: gdb backtraces at main.oxl:<line>, the line table
+#   install     cmake --install and the installed oxl finding runtime and std
+if(TARGET oxlcodegen)
+  add_executable(debug_info_test compiler/debug_info_test.c compiler/cmd.c)
+  target_link_libraries(debug_info_test PRIVATE oxl_tap)
+  add_test(NAME debug_info COMMAND debug_info_test $<TARGET_FILE:oxl>)
+  set_tests_properties(debug_info PROPERTIES LABELS "codegen;debug" TIMEOUT 300)
+
+  add_executable(install_test compiler/install_test.c compiler/cmd.c)
+  target_link_libraries(install_test PRIVATE oxl_tap)
+  if(OXL_SANITIZE)
+    target_compile_definitions(install_test PRIVATE OXL_TEST_SANITIZE=1)
+  endif()
+  add_test(NAME install COMMAND install_test ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR})
+  set_tests_properties(install PROPERTIES LABELS "codegen;install" TIMEOUT 300)
+endif()
