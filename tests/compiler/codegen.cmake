@@ -25,3 +25,9 @@ if(TARGET oxlcodegen)
                    ${PROJECT_SOURCE_DIR}/runtime/include $<TARGET_FILE:oxlrt> "${OXL_ABI_FLAGS}")
   set_tests_properties(codegen_extern_abi PROPERTIES LABELS "codegen" TIMEOUT 120)
 endif()
+# The union mismatch check of narrowings (tests/compiler/codegen_union/run.sh).
+if(TARGET oxlcodegen)
+  add_test(NAME codegen_union_check
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/compiler/codegen_union/run.sh $<TARGET_FILE:oxl>)
+  set_tests_properties(codegen_union_check PROPERTIES LABELS "codegen" TIMEOUT 120)
+endif()
