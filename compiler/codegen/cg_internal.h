@@ -100,6 +100,9 @@ void cg_add_local2(cg_module *m, const ast_node *decl, LLVMValueRef slot); /* na
 /* The slot of a local or parameter symbol (also the origin of a narrowed
  * view: it has the same declaration). */
 LLVMValueRef cg_sym_slot(cg_module *m, const sema_sym *s);
+/* Whether s is the second variable of a `for k, v` (it shares the decl). */
+bool cg_sym_is_second(const sema_sym *s);
+void cg_add_sym_local(cg_module *m, const ast_node *decl, bool second, LLVMValueRef slot);
 bool cg_terminated(cg_module *m);
 void cg_start_dead_block(cg_module *m);
 

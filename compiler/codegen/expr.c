@@ -232,18 +232,19 @@ static bool sb_append(cg_module *m, LLVMValueRef sb, const ast_node *e) {
 LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
     if (e->kind == AST_STRING) return str_lit(m, e->name ? e->name : "", e->ival);
     if (is_kind(e, TY_STRING) && e->kind != AST_INTERP) return cg_expr(m, e);
-    if (!m->sb_slot) m->sb_slot = cg_entry_alloca(m, m->t_sb, "sb");
+    /* a builder per interpolation: parts may hold interpolations of their own */
+    LLVMValueRef sb = cg_entry_alloca(m, m->t_sb, "sb");
     LLVMTypeRef ps[1] = {LLVMPointerType(m->t_sb, 0)};
     LLVMValueRef init = cg_runtime_fn(m, "oxl_sb_init", m->t_void, ps, 1, false);
-    call_rt(m, init, &m->sb_slot, 1);
+    call_rt(m, init, &sb, 1);
     if (e->kind == AST_INTERP) {
         for (uint32_t i = 0; i < e->list.len; i++)
-            if (!sb_append(m, m->sb_slot, e->list.items[i])) return NULL;
-    } else if (!sb_append(m, m->sb_slot, e)) {
+            if (!sb_append(m, sb, e->list.items[i])) return NULL;
+    } else if (!sb_append(m, sb, e)) {
         return NULL;
     }
     LLVMValueRef fin = cg_runtime_fn(m, "oxl_sb_finish", m->t_ptr, ps, 1, false);
-    return call_rt(m, fin, &m->sb_slot, 1);
+    return call_rt(m, fin, &sb, 1);
 }
 
 /* ---- lists: struct oxl_list_obj { int64_t len, cap; oxl_word *items; } ---- */
@@ -501,7 +502,7 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
     if (s->kind == SYM_FN && !s->is_rpc && s->sig) return call_fn(m, e, s);
     if ((s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && callee->type && callee->type->kind == TY_FN)
         return call_value(m, e, callee);
-    cg_unsupported(m, e->span, "calls to this function");
+    cg_unsupported(m, e->span, s->is_rpc ? "rpc calls" : "calls to this function");
     return NULL;
 }
 

@@ -44,11 +44,18 @@ static LLVMValueRef find_local(cg_module *m, const ast_node *decl, int second) {
     return NULL;
 }
 
-LLVMValueRef cg_sym_slot(cg_module *m, const sema_sym *s) {
+bool cg_sym_is_second(const sema_sym *s) {
     const ast_node *d = s->decl;
-    if (!d) return NULL;
-    int second = d->kind == AST_FOR && d->name2 && s->name == d->name2 && s->name != d->name;
-    return find_local(m, d, second);
+    return d && d->kind == AST_FOR && d->name2 && s->name == d->name2 && s->name != d->name;
+}
+
+LLVMValueRef cg_sym_slot(cg_module *m, const sema_sym *s) {
+    if (!s->decl) return NULL;
+    return find_local(m, s->decl, cg_sym_is_second(s));
+}
+
+void cg_add_sym_local(cg_module *m, const ast_node *decl, bool second, LLVMValueRef slot) {
+    add_local(m, decl, slot, second ? 1 : 0);
 }
 
 LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl) { return find_local(m, decl, 0); }

@@ -3,14 +3,62 @@
  * keys, contents for String and Bytes keys). */
 #include "codegen/cg_internal.h"
 
+#include <stdio.h>
 #include <string.h>
+
+static bool word_key(const sema_type *k) {
+    return k->kind == TY_INT || k->kind == TY_BOOL || k->kind == TY_DURATION || k->kind == TY_INSTANT ||
+           k->kind == TY_NONE;
+}
+
+/* Union keys: the runtime compares boxes by tag and value; it gets the tags
+ * of the String and Bytes members (compared by content) as a constant. */
+static LLVMValueRef union_key_map(cg_module *m, const sema_type *k) {
+    LLVMValueRef tags[SEMA_MAX_UNION];
+    unsigned n = 0;
+    for (uint32_t i = 0; i < k->nitems && n < SEMA_MAX_UNION; i++) {
+        const sema_type *mt = k->items[i];
+        if (cg_is_string_like(mt)) tags[n++] = LLVMConstInt(m->t_i64, mt->id, 0);
+        else if (!word_key(mt)) {
+            cg_unsupported(m, m->at, "maps with keys of this type");
+            return NULL;
+        }
+    }
+    LLVMValueRef arr = LLVMConstNull(m->t_ptr);
+    if (n) {
+        LLVMValueRef init = LLVMConstArray(m->t_i64, tags, n);
+        char name[48];
+        snprintf(name, sizeof name, ".keytags.%u", k->id);
+        LLVMValueRef g = LLVMGetNamedGlobal(m->mod, name);
+        if (!g) {
+            g = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
+            LLVMSetInitializer(g, init);
+            LLVMSetGlobalConstant(g, 1);
+            LLVMSetLinkage(g, LLVMPrivateLinkage);
+        }
+        arr = LLVMConstBitCast(g, m->t_ptr);
+    }
+    LLVMTypeRef ps[2] = {m->t_ptr, m->t_i64};
+    LLVMValueRef f = cg_runtime_fn(m, "oxl_map_new_union", m->t_ptr, ps, 2, false);
+    LLVMValueRef args[2] = {arr, LLVMConstInt(m->t_i64, n, 0)};
+    return cg_call(m, f, args, 2);
+}
 
 LLVMValueRef cg_map_new(cg_module *m, const sema_type *t) {
     const sema_type *k = t->key;
-    int kind;
-    if (k->kind == TY_STRING || k->kind == TY_BYTES) kind = 1;
-    else if (k->kind == TY_INT || k->kind == TY_BOOL || k->kind == TY_DURATION || k->kind == TY_INSTANT) kind = 0;
-    else {
+    int kind; /* oxl_key_kind */
+    if (k->kind == TY_UNION) return union_key_map(m, k);
+    switch (k->kind) {
+    case TY_INT: kind = 0; break;
+    case TY_STRING: kind = 1; break;
+    case TY_BOOL: kind = 3; break;
+    case TY_DURATION: kind = 4; break;
+    case TY_INSTANT: kind = 5; break;
+    case TY_BYTES: kind = 6; break;
+    case TY_NONE: kind = 0; break;
+    default: kind = -1; break;
+    }
+    if (kind < 0) {
         cg_unsupported(m, m->at, "maps with keys of this type");
         return NULL;
     }

@@ -183,6 +183,7 @@ static void finish_body(cg_module *m) {
 typedef struct capture {
     const ast_node *decl;
     LLVMValueRef slot;
+    bool second; /* the second variable of `for i, x in ...` (same decl) */
 } capture;
 
 typedef struct capture_list {
@@ -194,16 +195,18 @@ static void find_captures(cg_module *m, const ast_node *n, capture_list *out) {
     if (!n) return;
     if (n->kind == AST_IDENT && n->sym) {
         const sema_sym *s = n->sym;
-        LLVMValueRef slot = (s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->decl ? cg_local_slot(m, s->decl) : NULL;
+        LLVMValueRef slot = (s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->decl ? cg_sym_slot(m, s) : NULL;
+        bool second = cg_sym_is_second(s);
         if (slot) {
             bool seen = false;
-            for (uint32_t i = 0; i < out->n && !seen; i++) seen = out->items[i].decl == s->decl;
+            for (uint32_t i = 0; i < out->n && !seen; i++)
+                seen = out->items[i].decl == s->decl && out->items[i].second == second;
             if (!seen) {
                 if (out->n == out->cap) {
                     out->cap = out->cap ? out->cap * 2 : 8;
                     out->items = xrealloc(out->items, out->cap * sizeof *out->items);
                 }
-                out->items[out->n++] = (capture){s->decl, slot};
+                out->items[out->n++] = (capture){s->decl, slot, second};
             }
         }
     }
@@ -323,12 +326,12 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
             LLVMTypeRef slot_ty = LLVMTypeOf(caps.items[i].slot);
             LLVMValueRef w = LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), "");
             if (boxed_has(m, caps.items[i].decl)) {
-                cg_add_local(m, caps.items[i].decl, LLVMBuildIntToPtr(m->b, w, slot_ty, ""));
+                cg_add_sym_local(m, caps.items[i].decl, caps.items[i].second, LLVMBuildIntToPtr(m->b, w, slot_ty, ""));
             } else {
                 LLVMTypeRef t = LLVMGetElementType(slot_ty);
                 LLVMValueRef slot = cg_entry_alloca(m, t, "");
                 LLVMBuildStore(m->b, from_word(m, w, t), slot);
-                cg_add_local(m, caps.items[i].decl, slot);
+                cg_add_sym_local(m, caps.items[i].decl, caps.items[i].second, slot);
             }
         }
     }

@@ -11,14 +11,15 @@ LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned 
     return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
 }
 
-static uint32_t members(const sema_type *t, const sema_type *const **items) {
-    static const sema_type *one;
+/* The members of t (t itself when it is not a union); *one is the storage
+ * for that case. */
+static uint32_t members(const sema_type *t, const sema_type **one, const sema_type *const **items) {
     if (t->kind == TY_UNION) {
         *items = (const sema_type *const *)t->items;
         return t->nitems;
     }
-    one = t;
-    *items = &one;
+    *one = t;
+    *items = one;
     return 1;
 }
 
@@ -149,8 +150,8 @@ LLVMValueRef cg_union_tag(cg_module *m, LLVMValueRef v, const sema_type *t) {
 
 LLVMValueRef cg_tag_in(cg_module *m, LLVMValueRef tag, const sema_type *set) {
     if (set->kind == TY_ERROR) return LLVMConstInt(m->t_i1, 1, 0);
-    const sema_type *const *items;
-    uint32_t n = members(set, &items);
+    const sema_type *one, *const *items;
+    uint32_t n = members(set, &one, &items);
     LLVMValueRef r = NULL;
     for (uint32_t i = 0; i < n; i++) {
         if (items[i]->kind == TY_NEVER) continue;

@@ -18,7 +18,7 @@
  *   index out of range [i] with length n
  *   slice bounds out of range [from:to]
  *   pop from an empty list
- *   key not found: <key>          (Int keys in decimal, String keys as is)
+ *   key not found: <key>          (the key as print writes it, unquoted)
  *   invalid UTF-8 at byte offset k
  *   substring [from:to] splits a UTF-8 sequence
  *   length n exceeds the limit (2^40)
@@ -251,10 +251,26 @@ oxl_list oxl_list_slice(oxl_list l, int64_t from, int64_t to, const char *file, 
  * Setting an existing key keeps its position; removing a key and setting it
  * again moves it to the end. Hashing uses a fixed seed, so iteration order
  * and behaviour are the same in every run. */
-typedef enum oxl_key_kind { OXL_KEY_INT = 0, OXL_KEY_STR = 1 } oxl_key_kind;
+/* BOOL, DURATION and INSTANT compare like INT, BYTES like STR; they only
+ * name a missing key in its natural form (true, 1.5s, RFC 3339, 0x..). */
+typedef enum oxl_key_kind {
+    OXL_KEY_INT = 0,
+    OXL_KEY_STR = 1,
+    OXL_KEY_UNION = 2, /* made by oxl_map_new_union only */
+    OXL_KEY_BOOL = 3,
+    OXL_KEY_DURATION = 4,
+    OXL_KEY_INSTANT = 5,
+    OXL_KEY_BYTES = 6,
+} oxl_key_kind;
 typedef struct oxl_map_obj *oxl_map;
 
-oxl_map oxl_map_new(oxl_key_kind kind);
+oxl_map oxl_map_new(oxl_key_kind kind); /* any kind but OXL_KEY_UNION */
+/* A map whose keys are union values (oxl_box pointers, NULL for none),
+ * compared by tag, then by value: by content for the members whose tags
+ * are listed in str_tags (String and Bytes), as words for the others.
+ * str_tags must outlive the map (generated code passes a constant). A
+ * missing key panics "key not found: none", ": <decimal word>" or ": <text>". */
+oxl_map oxl_map_new_union(const int64_t *str_tags, int64_t nstr_tags);
 int64_t oxl_map_len(oxl_map m);
 bool oxl_map_get(oxl_map m, oxl_word key, oxl_word *out); /* m.get(k) */
 bool oxl_map_has(oxl_map m, oxl_word key);

@@ -13,3 +13,21 @@ if(TARGET oxlcodegen)
            COMMAND sh ${PROJECT_SOURCE_DIR}/tests/testbin/run.sh $<TARGET_FILE:oxl>)
   set_tests_properties(codegen_test_binary PROPERTIES LABELS "codegen;sim;sched" TIMEOUT 300)
 endif()
+# The extern fn C ABI: main.oxl's externs implemented in C (abi.c), linked
+# with the object `oxl build -c` writes (tests/compiler/codegen_abi/run.sh).
+if(TARGET oxlcodegen)
+  set(OXL_ABI_FLAGS "")
+  if(OXL_SANITIZE)
+    set(OXL_ABI_FLAGS "-fsanitize=address,undefined")
+  endif()
+  add_test(NAME codegen_extern_abi
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/compiler/codegen_abi/run.sh $<TARGET_FILE:oxl> ${CMAKE_C_COMPILER}
+                   ${PROJECT_SOURCE_DIR}/runtime/include $<TARGET_FILE:oxlrt> "${OXL_ABI_FLAGS}")
+  set_tests_properties(codegen_extern_abi PROPERTIES LABELS "codegen" TIMEOUT 120)
+endif()
+# The union mismatch check of narrowings (tests/compiler/codegen_union/run.sh).
+if(TARGET oxlcodegen)
+  add_test(NAME codegen_union_check
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/compiler/codegen_union/run.sh $<TARGET_FILE:oxl>)
+  set_tests_properties(codegen_union_check PROPERTIES LABELS "codegen" TIMEOUT 120)
+endif()

@@ -21,6 +21,8 @@ typedef struct core_entry {
 
 struct oxl_map_obj {
     oxl_key_kind kind;
+    const int64_t *str_tags; /* OXL_KEY_UNION: the tags of String and Bytes members */
+    int64_t nstr_tags;
     int64_t len;        /* live entries */
     int64_t used;       /* entries[0..used) in use, live or dead */
     int64_t cap;        /* entries allocated */
@@ -38,17 +40,49 @@ static uint64_t core_mix64(uint64_t x) {
     return x;
 }
 
+static bool core_tag_is_str(const struct oxl_map_obj *m, int64_t tag) {
+    for (int64_t i = 0; i < m->nstr_tags; i++)
+        if (m->str_tags[i] == tag) return true;
+    return false;
+}
+
 static uint64_t core_key_hash(const struct oxl_map_obj *m, oxl_word key) {
-    return m->kind == OXL_KEY_STR ? oxl_str_hash(oxl_word_to_str(key)) : core_mix64(key + UINT64_C(0x9E3779B97F4A7C15));
+    if (m->kind == OXL_KEY_STR || m->kind == OXL_KEY_BYTES) return oxl_str_hash(oxl_word_to_str(key));
+    if (m->kind == OXL_KEY_UNION) {
+        /* by the member's tag and value, never by the box's address */
+        const oxl_box *b = oxl_word_to_ptr(key);
+        if (!b) return core_mix64(UINT64_C(0x6E6F6E65));
+        uint64_t v = core_tag_is_str(m, b->tag) ? oxl_str_hash(oxl_word_to_str(b->word)) : core_mix64(b->word);
+        return core_mix64(v ^ ((uint64_t)b->tag * UINT64_C(0x9E3779B97F4A7C15)));
+    }
+    return core_mix64(key + UINT64_C(0x9E3779B97F4A7C15));
 }
 
 static bool core_key_eq(const struct oxl_map_obj *m, oxl_word a, oxl_word b) {
-    return a == b || (m->kind == OXL_KEY_STR && oxl_str_eq(oxl_word_to_str(a), oxl_word_to_str(b)));
+    if (a == b) return true;
+    if (m->kind == OXL_KEY_STR || m->kind == OXL_KEY_BYTES) return oxl_str_eq(oxl_word_to_str(a), oxl_word_to_str(b));
+    if (m->kind == OXL_KEY_UNION) {
+        const oxl_box *x = oxl_word_to_ptr(a), *y = oxl_word_to_ptr(b);
+        if (!x || !y || x->tag != y->tag) return false;
+        if (core_tag_is_str(m, x->tag)) return oxl_str_eq(oxl_word_to_str(x->word), oxl_word_to_str(y->word));
+        return x->word == y->word;
+    }
+    return false;
 }
 
 oxl_map oxl_map_new(oxl_key_kind kind) {
     oxl_map m = oxl_alloc(sizeof *m);
-    m->kind = kind == OXL_KEY_STR ? OXL_KEY_STR : OXL_KEY_INT;
+    /* the kinds past STR compare like INT or STR and only name keys
+     * differently in messages */
+    m->kind = kind >= OXL_KEY_INT && kind <= OXL_KEY_BYTES && kind != OXL_KEY_UNION ? kind : OXL_KEY_INT;
+    return m;
+}
+
+oxl_map oxl_map_new_union(const int64_t *str_tags, int64_t nstr_tags) {
+    oxl_map m = oxl_alloc(sizeof *m);
+    m->kind = OXL_KEY_UNION;
+    m->str_tags = str_tags;
+    m->nstr_tags = nstr_tags > 0 ? nstr_tags : 0;
     return m;
 }
 
@@ -105,11 +139,30 @@ oxl_word oxl_map_at(oxl_map m, oxl_word key, const char *file, int line) {
     oxl_word v;
     if (oxl_map_get(m, key, &v)) return v;
     oxl_rt_flush();
-    if (m->kind == OXL_KEY_STR) {
-        oxl_string k = oxl_word_to_str(key);
-        oxl_panic_at(file, line, "key not found: %.*s", (int)(k->len > 1000000 ? 1000000 : k->len), k->data);
+    /* the key as the program would print it (bounded) */
+    oxl_sb b;
+    oxl_sb_init(&b);
+    oxl_key_kind kind = m->kind;
+    if (kind == OXL_KEY_UNION) {
+        const oxl_box *box = oxl_word_to_ptr(key);
+        kind = !box ? OXL_KEY_UNION : core_tag_is_str(m, box->tag) ? OXL_KEY_STR : OXL_KEY_INT;
+        if (box) key = box->word;
     }
-    oxl_panic_at(file, line, "key not found: %" PRId64, (int64_t)key);
+    switch (kind) {
+    case OXL_KEY_UNION: oxl_sb_none(&b); break;
+    case OXL_KEY_STR: {
+        oxl_string k = oxl_word_to_str(key);
+        oxl_sb_lit(&b, k->data, k->len > 1000 ? 1000 : k->len);
+        break;
+    }
+    case OXL_KEY_BYTES: oxl_sb_bytes(&b, oxl_word_to_str(key)); break;
+    case OXL_KEY_BOOL: oxl_sb_bool(&b, key != 0); break;
+    case OXL_KEY_DURATION: oxl_sb_dur(&b, (int64_t)key); break;
+    case OXL_KEY_INSTANT: oxl_sb_instant(&b, (int64_t)key); break;
+    default: oxl_sb_int(&b, (int64_t)key); break;
+    }
+    oxl_string text = oxl_sb_finish(&b);
+    oxl_panic_at(file, line, "key not found: %.*s", (int)(text->len > 1000 ? 1000 : text->len), text->data);
 }
 
 void oxl_map_set(oxl_map m, oxl_word key, oxl_word val, const char *file, int line) {

@@ -4,7 +4,7 @@
  * wrong tag can only come from C code that builds a box by hand. The
  * compiler still emits the check (cg_coerce), and this test shows the
  * runtime half works; the formatters of Instant, Bytes and quoted strings
- * are checked here too. */
+ * are checked here too, and maps keyed by unions. */
 #include "core_test_util.h"
 
 #define F "u.oxl"
@@ -46,6 +46,23 @@ int main(void) {
                "a leap day and one nanosecond");
     tap_is_str(oxl_str_cstr(fmt_instant(-1)), "1969-12-31T23:59:59.999999999Z", "before the epoch");
     tap_is_str(oxl_str_cstr(fmt_quoted("a\"b\\c{d}\n\x01")), "\"a\\\"b\\\\c\\{d}\\n\\u{1}\"", "quoted string");
+    /* a map keyed by union values: by tag and value, never by address */
+    static const int64_t str_tags[] = {TAG_STRING};
+    oxl_map um = oxl_map_new_union(str_tags, 1);
+    oxl_map_set(um, oxl_word_from_ptr(oxl_box_new(TAG_STRING, W("k"))), 1, F, 10);
+    oxl_map_set(um, oxl_word_from_ptr(oxl_box_new(TAG_INT, 7)), 2, F, 11);
+    oxl_map_set(um, 0, 3, F, 12); /* none */
+    oxl_map_set(um, oxl_word_from_ptr(oxl_box_new(TAG_STRING, W("k"))), 4, F, 13);
+    tap_is_int(oxl_map_len(um), 3, "equal boxes are one key");
+    tap_is_int((int64_t)oxl_map_at(um, oxl_word_from_ptr(oxl_box_new(TAG_STRING, W("k"))), F, 14), 4,
+               "a String member is found by content");
+    tap_is_int((int64_t)oxl_map_at(um, 0, F, 15), 3, "none is a key");
+    tap_ok(!oxl_map_has(um, oxl_word_from_ptr(oxl_box_new(TAG_NONE + 100, 7))), "another tag is another key");
+    CT_PANICS(oxl_map_at(um, oxl_word_from_ptr(oxl_box_new(TAG_INT, 8)), F, 16), F, 16, "key not found: 8");
+    CT_PANICS(oxl_map_at(um, oxl_word_from_ptr(oxl_box_new(TAG_STRING, W("q"))), F, 17), F, 17, "key not found: q");
+    oxl_map_remove(um, 0, NULL);
+    CT_PANICS(oxl_map_at(um, 0, F, 18), F, 18, "key not found: none");
+
     oxl_sb b;
     oxl_sb_init(&b);
     oxl_sb_bytes(&b, oxl_str_bytes(S("\x01\xff" "A")));
