@@ -414,6 +414,21 @@ static LLVMValueRef call_result(cg_module *m, LLVMValueRef r) {
     return r;
 }
 
+/* Stores the call's file and line in the runtime's oxl_extern_site, after
+ * the arguments are evaluated (they may call externs too), so the C
+ * function behind the extern reports panics and blocks at this line. */
+static void set_extern_site(cg_module *m, base_span at) {
+    LLVMValueRef site = LLVMGetNamedGlobal(m->mod, "oxl_extern_site");
+    if (!site) {
+        LLVMTypeRef fields[2] = {m->t_ptr, m->t_i32};
+        site = LLVMAddGlobal(m->mod, LLVMStructTypeInContext(m->ctx, fields, 2, 0), "oxl_extern_site");
+        LLVMSetLinkage(site, LLVMExternalLinkage);
+    }
+    LLVMTypeRef t = LLVMGlobalGetValueType(site);
+    LLVMBuildStore(m->b, cg_file_ptr(m, at), LLVMBuildStructGEP2(m->b, t, site, 0, ""));
+    LLVMBuildStore(m->b, cg_line(m, at), LLVMBuildStructGEP2(m->b, t, site, 1, ""));
+}
+
 static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
     LLVMValueRef f;
     if (s->is_extern) {
@@ -429,6 +444,7 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
     }
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
     if (!call_args(m, e, s->sig, args)) return NULL;
+    if (s->is_extern) set_extern_site(m, e->span);
     LLVMValueRef r = call_rt(m, f, args, s->sig->nparams);
     if (s->is_extern) {
         for (uint32_t i = 0; i < s->sig->nparams; i++)

@@ -84,6 +84,26 @@ void oxl_panic_overflow(const char *file, int line) OXL_RT_NORETURN OXL_RT_COLD;
 void oxl_panic_div_zero(const char *file, int line) OXL_RT_NORETURN OXL_RT_COLD;
 void oxl_panic_index(const char *file, int line, int64_t i, int64_t len) OXL_RT_NORETURN OXL_RT_COLD;
 
+/* The OxL source location of the extern fn call being made: generated code
+ * stores it right before every extern call, so a runtime function behind an
+ * extern (a std.test control, std.time.sleep) can report a panic or a block
+ * at its caller's line instead of its own. Read it on entry, before the
+ * task can switch. Outside generated code, file is NULL. */
+typedef struct oxl_call_site {
+    const char *file;
+    int32_t line;
+} oxl_call_site;
+extern oxl_call_site oxl_extern_site;
+/* The extern's call site, or (fallback, 0) when no OxL code made the call. */
+static inline oxl_call_site oxl_extern_caller(const char *fallback) {
+    oxl_call_site s = oxl_extern_site;
+    if (!s.file) {
+        s.file = fallback;
+        s.line = 0;
+    }
+    return s;
+}
+
 /* ---- checked Int arithmetic ------------------------------------------------- */
 static inline int64_t oxl_add(int64_t a, int64_t b, const char *file, int line) {
     int64_t r;

@@ -64,6 +64,8 @@ void oxl_panic_index(const char *file, int line, int64_t i, int64_t len) {
     core_panic(file, line, "index out of range [%" PRId64 "] with length %" PRId64, i, len);
 }
 
+oxl_call_site oxl_extern_site;
+
 void oxl_panic_msg(const char *file, int line, oxl_string msg) {
     oxl_rt_flush();
     /* The message may be long or hold NUL bytes: pass it by length. */

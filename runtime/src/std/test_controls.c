@@ -10,31 +10,32 @@
 
 #include <inttypes.h>
 
-#define STD_FILE "(std.test)"
+/* Panics and blocks name the OxL line that called the control. */
+#define STD_AT oxl_extern_caller("(std.test)").file, oxl_extern_caller("(std.test)").line
 
 static oxl_world *world(void) { return oxl_sched_world(); }
 
 static oxl_node_id node_named(const char *control, oxl_string name) {
     oxl_node_id id = oxl_world_node_by_name(world(), oxl_str_cstr(name));
-    if (id == OXL_NO_NODE) oxl_panic_at(STD_FILE, 0, "%s: unknown node '%s'", control, oxl_str_cstr(name));
+    if (id == OXL_NO_NODE) oxl_panic_at(STD_AT, "%s: unknown node '%s'", control, oxl_str_cstr(name));
     return id;
 }
 
 static double permille(const char *control, int64_t p) {
     if (p < 0 || p > 1000)
-        oxl_panic_at(STD_FILE, 0, "%s: rate %" PRId64 " is outside 0..1000 (per mille)", control, p);
+        oxl_panic_at(STD_AT, "%s: rate %" PRId64 " is outside 0..1000 (per mille)", control, p);
     return (double)p / 1000.0;
 }
 
 static void no_negative(const char *control, int64_t d) {
-    if (d < 0) oxl_panic_at(STD_FILE, 0, "%s: negative duration %" PRId64 "ns", control, d);
+    if (d < 0) oxl_panic_at(STD_AT, "%s: negative duration %" PRId64 "ns", control, d);
 }
 
 /* ---- net ---- */
 
 void oxl_std_test_net_latency(int64_t min, int64_t max) {
     no_negative("net.latency", min);
-    if (max < min) oxl_panic_at(STD_FILE, 0, "net.latency: empty range %" PRId64 "ns..%" PRId64 "ns", min, max);
+    if (max < min) oxl_panic_at(STD_AT, "net.latency: empty range %" PRId64 "ns..%" PRId64 "ns", min, max);
     oxl_net_latency(world(), min, max);
 }
 
@@ -46,10 +47,10 @@ void oxl_std_test_net_reorder(int64_t p) { oxl_net_reorder(world(), permille("ne
  * (an unknown name) abandons the task's stack and must leak nothing. */
 static oxl_node_id *node_list(const char *control, oxl_list names, size_t *n) {
     int64_t len = oxl_list_len(names);
-    if (len == 0) oxl_panic_at(STD_FILE, 0, "%s: an empty group", control);
+    if (len == 0) oxl_panic_at(STD_AT, "%s: an empty group", control);
     oxl_node_id *ids = oxl_alloc_atomic((size_t)len * sizeof *ids);
     for (int64_t i = 0; i < len; i++)
-        ids[i] = node_named(control, (oxl_string)(uintptr_t)oxl_list_at(names, i, STD_FILE, 0));
+        ids[i] = node_named(control, (oxl_string)(uintptr_t)oxl_list_at(names, i, STD_AT));
     *n = (size_t)len;
     return ids;
 }
@@ -61,13 +62,13 @@ void oxl_std_test_net_partition(oxl_list a, oxl_list b, int64_t for_ns) {
     for (size_t i = 0; i < na; i++)
         for (size_t j = 0; j < nb; j++)
             if (ia[i] == ib[j])
-                oxl_panic_at(STD_FILE, 0, "net.partition: node '%s' is on both sides", oxl_world_node_name(world(), ia[i]));
+                oxl_panic_at(STD_AT, "net.partition: node '%s' is on both sides", oxl_world_node_name(world(), ia[i]));
     oxl_net_partition(world(), ia, na, ib, nb, for_ns);
 }
 
 void oxl_std_test_net_block(oxl_string from, oxl_string to) {
     oxl_node_id f = node_named("net.block", from), t = node_named("net.block", to);
-    if (f == t) oxl_panic_at(STD_FILE, 0, "net.block: node '%s' cannot block itself", oxl_str_cstr(from));
+    if (f == t) oxl_panic_at(STD_AT, "net.block: node '%s' cannot block itself", oxl_str_cstr(from));
     oxl_net_block(world(), f, t);
 }
 
@@ -86,7 +87,7 @@ void oxl_std_test_node_kill(oxl_string name, int64_t after) {
         oxl_world_kill_after(world(), id, after);
         return;
     }
-    if (!oxl_world_is_up(world(), id)) oxl_panic_at(STD_FILE, 0, "node.kill: node '%s' is already down", oxl_str_cstr(name));
+    if (!oxl_world_is_up(world(), id)) oxl_panic_at(STD_AT, "node.kill: node '%s' is already down", oxl_str_cstr(name));
     oxl_node *n = oxl_node_by_name(oxl_str_cstr(name));
     if (n)
         oxl_node_kill(n); /* cancels its tasks; may end the calling task */
@@ -124,13 +125,13 @@ int64_t oxl_std_test_clock_now(void) { return OXL_STD_EPOCH_NS + oxl_now(); }
 
 void oxl_std_test_clock_advance(int64_t d) {
     no_negative("clock.advance", d);
-    oxl_clock_advance_at(d, STD_FILE, 0);
+    oxl_clock_advance_at(d, STD_AT);
 }
 
 void oxl_std_test_clock_set(int64_t t) {
     if (t < oxl_std_test_clock_now())
-        oxl_panic_at(STD_FILE, 0, "clock.set: %" PRId64 " is in the past", t);
-    oxl_clock_set_at(t - OXL_STD_EPOCH_NS, STD_FILE, 0);
+        oxl_panic_at(STD_AT, "clock.set: %" PRId64 " is in the past", t);
+    oxl_clock_set_at(t - OXL_STD_EPOCH_NS, STD_AT);
 }
 
 /* ---- sim ---- */
@@ -154,6 +155,6 @@ oxl_list oxl_std_test_cluster_nodes(void) {
     oxl_world *w = world();
     oxl_list names = oxl_list_new(oxl_world_node_count(w));
     for (oxl_node_id i = 0; i < oxl_world_node_count(w); i++)
-        oxl_list_push(names, (oxl_word)(uintptr_t)oxl_str_from_cstr(oxl_world_node_name(w, i)), STD_FILE, 0);
+        oxl_list_push(names, (oxl_word)(uintptr_t)oxl_str_from_cstr(oxl_world_node_name(w, i)), STD_AT);
     return names;
 }

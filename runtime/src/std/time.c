@@ -21,6 +21,7 @@ int64_t oxl_std_time_now(void) {
 }
 
 void oxl_std_time_sleep(int64_t d) {
-    if (!sched_active()) oxl_panic_at("(std.time)", 0, "sleep outside a task");
-    oxl_sleep_at(d, "(std.time)", 0);
+    oxl_call_site at = oxl_extern_caller("(std.time)");
+    if (!sched_active()) oxl_panic_at(at.file, at.line, "sleep outside a task");
+    oxl_sleep_at(d, at.file, at.line);
 }
