@@ -113,7 +113,11 @@ static int list_package(const char *dir, char ***out) {
     while ((e = readdir(d))) {
         if (!ends_with_oxl(e->d_name)) continue;
         char path[DRIVER_MAX_PATH];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path) continue;
+        /* Files of the current directory are named plainly ("case.oxl",
+         * not "./case.oxl"), as the test table names them. */
+        bool here = strcmp(dir, ".") == 0;
+        if ((size_t)snprintf(path, sizeof path, "%s%s%s", here ? "" : dir, here ? "" : "/", e->d_name) >= sizeof path)
+            continue;
         struct stat st;
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
         if (n == DRIVER_MAX_FILES) {
