@@ -31,3 +31,11 @@ if(TARGET oxlcodegen)
            COMMAND sh ${PROJECT_SOURCE_DIR}/tests/compiler/codegen_union/run.sh $<TARGET_FILE:oxl>)
   set_tests_properties(codegen_union_check PROPERTIES LABELS "codegen" TIMEOUT 120)
 endif()
+
+# The `oxl test` conformance suite (the Standard's §18.4: test sim, seeds,
+# reports, reproduce lines, the std.test controls): conformance/§18.4/run.sh.
+if(TARGET oxl)
+  add_test(NAME conformance_sim
+           COMMAND sh "${PROJECT_SOURCE_DIR}/conformance/§18.4/run.sh" $<TARGET_FILE:oxl>)
+  set_tests_properties(conformance_sim PROPERTIES LABELS "conformance;runner" TIMEOUT 600)
+endif()

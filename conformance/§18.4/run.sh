@@ -1,0 +1,113 @@
+#!/bin/sh
+# conformance/§18.4/run.sh: the `oxl test` conformance suite (the Standard's
+# §18.4, deterministic simulation), as TAP.
+# usage: run.sh <oxl executable> [case-dir...]
+#
+# Each case is a directory holding a package (its .oxl files and, where a
+# case needs one, C files of its externs) and:
+#   args              the arguments after `oxl test .` (one line, shell words)
+#   expected_status   the exit status of `oxl test`
+#   expected_output   lines that must each appear, in this order, inside the
+#                     lines of the combined stdout and stderr (substrings)
+#   expected_absent   optional: texts that must not appear anywhere
+#   env               optional: VAR=value lines set for the run
+#   reproduce         optional, empty: the printed `reproduce: oxl test ...`
+#                     command is run as well and must exit with the same
+#                     status and print the same `seed N failed` line
+# The case is copied to a scratch directory and run from there as `.`, so
+# the failing-seed file it may leave never touches the source tree.
+oxl=$1
+shift
+case $oxl in
+/*) ;;
+*/*) oxl=$(pwd)/$oxl ;;
+*) oxl=$(command -v "$oxl") ;;
+esac
+here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -eq 0 ]; then
+    set -- "$here"/*/
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-conf-sim-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export OXL_CACHE_DIR="$tmp/cache"
+
+count=0
+for dir in "$@"; do
+    count=$((count + 1))
+    [ -f "$dir/reproduce" ] && count=$((count + 1))
+done
+echo "1..$count"
+i=0
+failed=0
+ok() { i=$((i + 1)); echo "ok $i - $1"; }
+not_ok() {
+    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; shift
+    for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
+}
+
+# in_order OUTPUT EXPECTED: every line of EXPECTED occurs in OUTPUT, each on
+# a line after the previous match. Prints the first missing line.
+in_order() {
+    awk -v want="$2" '
+        BEGIN { n = 0; while ((getline l < want) > 0) if (l != "") w[++n] = l; k = 1 }
+        k <= n && index($0, w[k]) { k++ }
+        END { if (k <= n) { print w[k]; exit 1 } }' "$1"
+}
+
+for dir in "$@"; do
+    dir=${dir%/}
+    name=$(basename "$dir")
+    work="$tmp/$name"
+    rm -rf "$work"
+    cp -R "$dir" "$work"
+    args=$(cat "$dir/args" 2>/dev/null)
+    want_status=$(cat "$dir/expected_status")
+    (
+        cd "$work" || exit 99
+        if [ -f env ]; then
+            while IFS= read -r kv; do
+                [ -n "$kv" ] && export "$kv"
+            done <env
+        fi
+        # shellcheck disable=SC2086 # args holds shell words on purpose
+        eval "set -- $args"
+        exec "$oxl" test . "$@"
+    ) >"$tmp/out" 2>&1
+    status=$?
+    why=""
+    if [ "$status" != "$want_status" ]; then
+        why="exit status $status, expected $want_status"
+    elif [ -f "$dir/expected_output" ] && ! missing=$(in_order "$tmp/out" "$dir/expected_output"); then
+        why="missing (in order): $missing"
+    elif [ -f "$dir/expected_absent" ]; then
+        while IFS= read -r no; do
+            if [ -n "$no" ] && grep -qF -- "$no" "$tmp/out"; then
+                why="should not print: $no"
+                break
+            fi
+        done <"$dir/expected_absent"
+    fi
+    if [ -z "$why" ]; then
+        ok "$name"
+    else
+        not_ok "$name" "$why" "output:" "$(head -c 2000 "$tmp/out")"
+    fi
+
+    [ -f "$dir/reproduce" ] || continue
+    line=$(grep -m1 '^reproduce: oxl test ' "$tmp/out" | sed 's/^reproduce: oxl test //')
+    failed_line=$(grep -m1 -o 'seed [0-9]* failed' "$tmp/out")
+    if [ -z "$line" ]; then
+        not_ok "$name reproduces" "no reproduce line"
+        continue
+    fi
+    (cd "$work" && eval "exec \"\$oxl\" test $line") >"$tmp/out2" 2>&1
+    status2=$?
+    if [ "$status2" != "$status" ]; then
+        not_ok "$name reproduces" "oxl test $line: exit status $status2, expected $status" "$(head -c 2000 "$tmp/out2")"
+    elif ! grep -q "$failed_line" "$tmp/out2"; then
+        not_ok "$name reproduces" "oxl test $line: no '$failed_line'" "$(head -c 2000 "$tmp/out2")"
+    else
+        ok "$name reproduces ($failed_line)"
+    fi
+done
+[ "$failed" -eq 0 ]
