@@ -115,15 +115,37 @@ int cg_spawn_wait(char *const argv[], bool show_command) {
     return -1;
 }
 
-bool cg_link(const char *object, const char *rt_lib, const char *out, bool show_commands) {
+bool cg_link(const char *object, const char *const *c_sources, int n_c, const char *include_dir, const char *rt_lib,
+             const char *out, bool show_commands) {
+    enum { FIXED = 12 };
+    const char **argv = malloc(((size_t)n_c + FIXED) * sizeof *argv);
+    if (!argv) {
+        fputs("oxl: out of memory\n", stderr);
+        return false;
+    }
+    int k = 0;
+    argv[k++] = "cc";
 #ifdef OXL_RUNTIME_SANITIZE
     /* The runtime was built with sanitizers: the program links their runtime. */
-    char *argv[] = {"cc", "-fsanitize=address,undefined", "-o", (char *)out, (char *)object, (char *)rt_lib,
-                    "-lgc", "-lpthread", "-lm", NULL};
-#else
-    char *argv[] = {"cc", "-o", (char *)out, (char *)object, (char *)rt_lib, "-lgc", "-lpthread", "-lm", NULL};
+    argv[k++] = "-fsanitize=address,undefined";
 #endif
-    int st = cg_spawn_wait(argv, show_commands);
+    argv[k++] = "-o";
+    argv[k++] = out;
+    argv[k++] = object;
+    if (n_c > 0) {
+        /* the package's own C files: built with the runtime's headers */
+        argv[k++] = "-O2";
+        argv[k++] = "-I";
+        argv[k++] = include_dir;
+        for (int i = 0; i < n_c; i++) argv[k++] = c_sources[i];
+    }
+    argv[k++] = rt_lib;
+    argv[k++] = "-lgc";
+    argv[k++] = "-lpthread";
+    argv[k++] = "-lm";
+    argv[k] = NULL;
+    int st = cg_spawn_wait((char *const *)argv, show_commands);
+    free(argv);
     if (st != 0) {
         if (st > 0) fprintf(stderr, "oxl: linking '%s' failed (cc exited with status %d)\n", out, st);
         return false;

@@ -91,15 +91,16 @@ static bool is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static bool ends_with_oxl(const char *name) {
-    size_t n = strlen(name);
-    return n > 4 && strcmp(name + n - 4, ".oxl") == 0;
+static bool ends_with(const char *name, const char *suffix) {
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strcmp(name + n - k, suffix) == 0;
 }
 
-/* The .oxl files of a directory, sorted by name (so output does not depend
- * on the file system's order). Returns -1 when the directory cannot be
- * read, -2 when it has too many files. */
-static int list_package(const char *dir, char ***out) {
+/* The files of a directory whose names end in suffix (".oxl", or ".c" for
+ * the C side of a package's extern fns), sorted by name (so output does not
+ * depend on the file system's order). Returns -1 when the directory cannot
+ * be read, -2 when it has too many files. */
+static int list_package(const char *dir, const char *suffix, char ***out) {
     DIR *d = opendir(dir);
     *out = NULL;
     if (!d) return -1;
@@ -111,7 +112,7 @@ static int list_package(const char *dir, char ***out) {
     }
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!ends_with_oxl(e->d_name)) continue;
+        if (!ends_with(e->d_name, suffix)) continue;
         char path[DRIVER_MAX_PATH];
         /* Files of the current directory are named plainly ("case.oxl",
          * not "./case.oxl"), as the test table names them. */
@@ -165,6 +166,7 @@ typedef struct driver {
     loaded_pkg *pkgs;
     int npkgs, cap_pkgs;
     bool io_error; /* an input of the checked package could not be read */
+    bool pkg_is_dir; /* a package directory, not a single file */
 } driver;
 
 /* Registers and parses one file; false (with a message) when unreadable. */
@@ -230,7 +232,7 @@ static bool driver_load(void *ctx, const char *dotted, base_vec *files) {
     dir[k] = '\0';
 
     char **paths;
-    int n = list_package(dir, &paths);
+    int n = list_package(dir, ".oxl", &paths);
     if (n <= 0) {
         if (n == -2) {
             base_span none = {BASE_NO_FILE, 0, 0};
@@ -337,7 +339,18 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
         }
         out = exe;
     }
-    ok = ok && cg_link(obj, rt_lib, out, breq->show_cmds);
+    /* A package directory's .c files implement its own extern fns. */
+    char **c_files = NULL;
+    int nc = dr->pkg_is_dir ? list_package(dr->pkg_root, ".c", &c_files) : 0;
+    if (nc < 0) {
+        fprintf(stderr, "oxl: cannot list the C files of '%s'\n", dr->pkg_root);
+        ok = false;
+        nc = 0;
+    }
+    char inc[DRIVER_MAX_PATH];
+    ok = ok && cg_link(obj, (const char *const *)c_files, nc, drv_include_dir(inc, sizeof inc, OXL_INCLUDE_DIR), rt_lib,
+                       out, breq->show_cmds);
+    free_list(c_files, nc);
     unlink(obj);
     if (!ok) {
         if (breq->run) unlink(exe);
@@ -391,7 +404,7 @@ int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_as
         memcpy(trimmed, path, len);
         trimmed[len] = '\0';
         path = trimmed;
-        n = list_package(path, &paths);
+        n = list_package(path, ".oxl", &paths);
         if (n == -1) {
             fprintf(stderr, "oxl: cannot read directory '%s': %s\n", path, strerror(errno));
             return EXIT_USAGE;
@@ -406,6 +419,7 @@ int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_as
             return EXIT_USAGE;
         }
         snprintf(dr.pkg_root, sizeof dr.pkg_root, "%s", path);
+        dr.pkg_is_dir = true;
     } else {
         n = 1;
         paths = malloc(sizeof *paths);

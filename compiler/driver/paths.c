@@ -57,3 +57,12 @@ const char *drv_std_root(char *buf, size_t cap, const char *fallback) {
     if (beside_self(buf, cap, "../share/oxl/std", true)) return buf;
     return fallback;
 }
+
+const char *drv_include_dir(char *buf, size_t cap, const char *fallback) {
+    if (beside_self(buf, cap, "runtime/liboxlrt.a", false)) return fallback;
+    if (beside_self(buf, cap, "../include/oxl/oxl_rt.h", false)) {
+        buf[strlen(buf) - strlen("/oxl_rt.h")] = '\0';
+        return buf;
+    }
+    return fallback;
+}

@@ -23,4 +23,9 @@ const char *drv_runtime_lib(char *buf, size_t cap, const char *fallback);
  * when it is a directory (installed), else the fallback. */
 const char *drv_std_root(char *buf, size_t cap, const char *fallback);
 
+/* The runtime's public headers, for a package's C files: installed,
+ * <exe dir>/../include/oxl when it has oxl_rt.h, else fallback (the source
+ * tree's runtime/include). */
+const char *drv_include_dir(char *buf, size_t cap, const char *fallback);
+
 #endif

@@ -29,6 +29,7 @@ target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE
   OXL_VERSION="${OXL_VERSION_STRING}"
   OXL_STD_DIR="${PROJECT_SOURCE_DIR}/std"
+  OXL_INCLUDE_DIR="${PROJECT_SOURCE_DIR}/runtime/include"
   $<$<BOOL:${OXL_HAVE_SEMA}>:OXL_HAVE_SEMA=1>)
 set_target_properties(oxl PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 

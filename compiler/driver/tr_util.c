@@ -407,7 +407,8 @@ typedef struct file_list {
 
 enum { MAX_KEY_FILES = 100000, MAX_KEY_DEPTH = 32 };
 
-/* Collects the regular files under root/rel (only *.oxl when oxl_only);
+/* Collects the regular files under root/rel (only the package's sources,
+ * *.oxl and the *.c of its extern fns, when oxl_only);
  * directories starting with '.' are skipped, symbolic links to
  * directories are not followed (no cycles). */
 static void collect(const char *root, const char *rel, bool oxl_only, int depth, file_list *fl) {
@@ -433,7 +434,9 @@ static void collect(const char *root, const char *rel, bool oxl_only, int depth,
         if (S_ISLNK(st.st_mode) && (stat(full, &st) != 0 || !S_ISREG(st.st_mode))) continue;
         if (!S_ISREG(st.st_mode)) continue;
         size_t len = strlen(e->d_name);
-        if (oxl_only && !(len > 4 && strcmp(e->d_name + len - 4, ".oxl") == 0)) continue;
+        bool source = (len > 4 && strcmp(e->d_name + len - 4, ".oxl") == 0) ||
+                      (len > 2 && strcmp(e->d_name + len - 2, ".c") == 0);
+        if (oxl_only && !source) continue;
         if (fl->n == MAX_KEY_FILES) {
             fl->too_many = true;
             break;

@@ -92,6 +92,23 @@ int main(int argc, char **argv) {
     tap_contains(out, "from C\n", "and runs");
     free(out);
 
+    /* a package directory's own C file (its extern fn) is built with the
+     * installed headers: it uses oxl_rt.h's strings */
+    st = cmd_run(NULL, "mkdir -p '%s/cpkg'", work);
+    snprintf(path, sizeof path, "%s/cpkg/main.oxl", work);
+    cmd_write(path, "package cpkg\nextern fn greet(who: String) -> String\nfn main() {\n  print(greet(\"C\"))\n}\n");
+    snprintf(path, sizeof path, "%s/cpkg/greet.c", work);
+    cmd_write(path, "#include <oxl_rt.h>\n"
+                    "oxl_string oxl_cpkg_greet(oxl_string who) {\n"
+                    "    return oxl_str_concat(oxl_str_from_cstr(\"hello from \"), who);\n"
+                    "}\n");
+    st = cmd_run(&out, "cd '%s' && %s '%s/moved/bin/oxl' run cpkg -###", work, clean_env, prefix);
+    tap_is_int(st, 0, "a package with a C file runs with the installed oxl");
+    tap_contains(out, "hello from C\n", "its extern fn is the package's C function");
+    snprintf(want, sizeof want, "\"-I\" \"%s/moved/bin/../include/oxl\"", prefix);
+    if (!tap_contains(out, want, "the C file is compiled against the installed headers")) tap_diag("%s", out);
+    free(out);
+
     /* the environment overrides, and bad values are named */
     st = cmd_run(&out, "cd '%s' && OXL_RUNTIME=/nonexistent/liboxlrt.a '%s/moved/bin/oxl' run main.oxl", work, prefix);
     tap_is_int(st, 2, "OXL_RUNTIME naming no file: exit 2");
