@@ -19,13 +19,40 @@ static const char *relative_path(const cg_module *m, const char *path) {
 
 static LLVMValueRef word(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
 
+/* The role names of `with cluster(roles: [...])` as an array of C strings,
+ * or a null pointer without roles. */
+static LLVMValueRef roles_array(cg_module *m, const sema_test *t, uint32_t index) {
+    if (!t->roles.len) return LLVMConstNull(LLVMPointerType(m->t_ptr, 0));
+    LLVMValueRef *names = calloc(t->roles.len, sizeof *names);
+    if (!names) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    for (uint32_t k = 0; k < t->roles.len; k++) {
+        const ast_node *r = t->roles.items[k];
+        names[k] = cg_cstring(m, r->name, r->kind == AST_STRING ? (size_t)r->ival : strlen(r->name));
+    }
+    LLVMTypeRef arr_ty = LLVMArrayType(m->t_ptr, t->roles.len);
+    char gname[48];
+    snprintf(gname, sizeof gname, "oxl.test.%u.roles", index);
+    LLVMValueRef g = LLVMAddGlobal(m->mod, arr_ty, gname);
+    LLVMSetInitializer(g, LLVMConstArray(m->t_ptr, names, t->roles.len));
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    free(names);
+    LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0);
+    LLVMValueRef idx[2] = {zero, zero};
+    return LLVMConstInBoundsGEP2(arr_ty, g, idx, 2);
+}
+
 bool cg_emit_tests(cg_module *m) {
     const base_vec *tests = &m->prog->tests;
     uint32_t n = tests->len;
     LLVMTypeRef body_ty = LLVMFunctionType(m->t_void, NULL, 0, 0);
-    LLVMTypeRef fields[10] = {m->t_ptr,  m->t_i64, m->t_ptr, m->t_i64, m->t_i64,
-                              m->t_i64,  m->t_i64, m->t_i64, m->t_i64, LLVMPointerType(body_ty, 0)};
-    LLVMTypeRef case_ty = LLVMStructTypeInContext(m->ctx, fields, 10, 0);
+    LLVMTypeRef fields[12] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i64, m->t_i64,
+                              m->t_i64, m->t_i64, m->t_i64, m->t_i64, LLVMPointerType(body_ty, 0),
+                              LLVMPointerType(m->t_ptr, 0), m->t_i64};
+    LLVMTypeRef case_ty = LLVMStructTypeInContext(m->ctx, fields, 12, 0);
     LLVMValueRef *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) {
         fputs("oxl: out of memory\n", stderr);
@@ -47,7 +74,7 @@ bool cg_emit_tests(cg_module *m) {
         base_pos pos = diag_position(m->d, decl->span);
         const char *tname = decl->name ? decl->name : "";
         size_t tlen = decl->ival > 0 ? (size_t)decl->ival : strlen(tname);
-        LLVMValueRef vals[10] = {cg_cstring(m, tname, tlen),
+        LLVMValueRef vals[12] = {cg_cstring(m, tname, tlen),
                                  word(m, (int64_t)tlen),
                                  cg_cstring(m, file, strlen(file)),
                                  word(m, (int64_t)pos.line),
@@ -56,8 +83,10 @@ bool cg_emit_tests(cg_module *m) {
                                  word(m, t->sim ? t->seed_first : 0),
                                  word(m, t->sim ? t->seed_last : 0),
                                  word(m, t->nodes),
-                                 body};
-        rows[i] = LLVMConstNamedStruct(case_ty, vals, 10);
+                                 body,
+                                 roles_array(m, t, i),
+                                 word(m, (int64_t)t->roles.len)};
+        rows[i] = LLVMConstNamedStruct(case_ty, vals, 12);
     }
     if (!ok) {
         free(rows);

@@ -776,13 +776,15 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
                                 (int)len, e->name ? e->name : "");
                     continue;
                 }
-                for (uint32_t j = 0; j < k; j++) {
+                bool twice = false;
+                for (uint32_t j = 0; j < k && !twice; j++) {
                     ast_node *o = v->list.items[j];
                     if (o->kind == AST_STRING && o->ival == e->ival && memcmp(o->name, e->name, len) == 0) {
                         diag_report(c->d, DIAG_ERROR, e->span, "role \"%.*s\" is listed twice", (int)len, e->name);
-                        break;
+                        twice = true;
                     }
                 }
+                if (!twice) base_vec_push(c->arena, &info->roles, e);
             }
         } else {
             diag_report(c->d, DIAG_ERROR, lat, "unknown cluster argument '%s' (expected nodes: or roles:)",
@@ -791,6 +793,24 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
     }
     if (!seen_nodes)
         diag_report(c->d, DIAG_ERROR, where, "with cluster(...) needs nodes: N");
+}
+
+/* Without `with cluster(...)`, a sim test of a package that declares a
+ * cluster gets one node per role of its first cluster (files in name
+ * order), named <role>-0: the roles, as AST_ROLE nodes, with nodes 0. */
+static void default_layout(sema_ctx *c, sema_test *info) {
+    for (uint32_t i = 0; i < c->pkg->files.len; i++) {
+        ast_node *f = c->pkg->files.items[i];
+        for (uint32_t k = 0; k < f->list.len; k++) {
+            ast_node *it = f->list.items[k];
+            if (it->kind != AST_CLUSTER) continue;
+            for (uint32_t r = 0; r < it->list.len; r++) {
+                ast_node *ro = it->list.items[r];
+                if (ro->kind == AST_ROLE && ro->name) base_vec_push(c->arena, &info->roles, ro);
+            }
+            return;
+        }
+    }
 }
 
 static void check_test(sema_ctx *c, ast_node *t, base_vec *seen) {
@@ -808,6 +828,8 @@ static void check_test(sema_ctx *c, ast_node *t, base_vec *seen) {
     base_vec_push(c->arena, seen, t);
     check_seeds(c, t, info);
     check_cluster_args(c, t, info);
+    if (info->sim && info->nodes == 0 && info->roles.len == 0)
+        default_layout(c, info);
     if (t->b) {
         sema_scope *saved_scope = c->scope;
         c->scope = scope_new(c, c->scope);

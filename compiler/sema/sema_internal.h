@@ -150,6 +150,9 @@ typedef struct sema_test {
     bool sim;
     int64_t seed_first, seed_last; /* inclusive */
     int64_t nodes;                 /* with cluster(nodes:), 0 when absent */
+    base_vec roles;                /* with cluster(roles:): AST_STRING nodes, every node serves each;
+                                      without the clause (nodes 0): the first cluster's AST_ROLE
+                                      nodes, one node <role>-0 each */
 } sema_test;
 
 struct sema_program {

@@ -225,6 +225,8 @@ oxl_node *oxl_node_by_name(const char *name);
 const char *oxl_node_name(const oxl_node *n);     /* "process" for NULL */
 const char *oxl_node_data_dir(const oxl_node *n);
 bool oxl_node_has_role(const oxl_node *n, const char *role);
+size_t oxl_node_role_count(const oxl_node *n);             /* 0 for NULL */
+const char *oxl_node_role(const oxl_node *n, size_t i); /* i < oxl_node_role_count(n) */
 oxl_node_id oxl_node_world_id(const oxl_node *n); /* OXL_NO_NODE for NULL */
 bool oxl_node_is_up(const oxl_node *n);
 /* Crash: every task of the node is cancelled (whoever joins them sees

@@ -23,6 +23,12 @@ typedef struct oxl_test_case {
     int64_t seed_first, seed_last; /* inclusive */
     int64_t nodes;         /* with cluster(nodes: N); 0 = one node */
     void (*body)(void);
+    /* with cluster(nodes: N, roles: [...]): nodes n0..n{N-1}, each serving
+     * every role; without the clause, in a package with a cluster: nodes 0
+     * and the first cluster's roles, one node <role>-0 each (the body runs
+     * on the first). */
+    const char *const *roles;
+    int64_t nroles;
 } oxl_test_case;
 
 /* --list, or runs the test OXL_TEST_RUN names (with OXL_TEST_SEED for a

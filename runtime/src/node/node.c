@@ -149,6 +149,10 @@ const char *oxl_node_name(const oxl_node *n) { return n ? n->name : "process"; }
 const char *oxl_node_data_dir(const oxl_node *n) { return n ? n->data_dir : NULL; }
 oxl_node_id oxl_node_world_id(const oxl_node *n) { return n ? n->world_id : OXL_NO_NODE; }
 
+size_t oxl_node_role_count(const oxl_node *n) { return n ? n->nroles : 0; }
+
+const char *oxl_node_role(const oxl_node *n, size_t i) { return n && i < n->nroles ? n->roles[i] : NULL; }
+
 bool oxl_node_has_role(const oxl_node *n, const char *role) {
     if (!n || !role) return false;
     for (size_t i = 0; i < n->nroles; i++)

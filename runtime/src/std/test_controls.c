@@ -9,16 +9,64 @@
 #include "oxl_std_test.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 /* Panics and blocks name the OxL line that called the control. */
 #define STD_AT oxl_extern_caller("(std.test)").file, oxl_extern_caller("(std.test)").line
 
 static oxl_world *world(void) { return oxl_sched_world(); }
 
-static oxl_node_id node_named(const char *control, oxl_string name) {
-    oxl_node_id id = oxl_world_node_by_name(world(), oxl_str_cstr(name));
-    if (id == OXL_NO_NODE) oxl_panic_at(STD_AT, "%s: unknown node '%s'", control, oxl_str_cstr(name));
-    return id;
+static void sb_c(oxl_sb *b, const char *s) { oxl_sb_lit(b, s, (int64_t)strlen(s)); }
+
+/* The names a control may be given, for the message about a bad one. */
+static oxl_string known_names(void) {
+    oxl_world *w = world();
+    oxl_sb b;
+    oxl_sb_init(&b);
+    sb_c(&b, "nodes:");
+    for (oxl_node_id i = 0; i < oxl_world_node_count(w); i++) {
+        sb_c(&b, i ? ", " : " ");
+        sb_c(&b, oxl_world_node_name(w, i));
+    }
+    sb_c(&b, "; roles:");
+    size_t nroles = 0;
+    for (oxl_node_id i = 0; i < oxl_world_node_count(w); i++) {
+        const oxl_node *n = oxl_node_by_name(oxl_world_node_name(w, i));
+        for (size_t r = 0; n && r < oxl_node_role_count(n); r++) {
+            const char *role = oxl_node_role(n, r);
+            bool seen = false; /* listed once, in first-node order */
+            for (oxl_node_id j = 0; j < i && !seen; j++)
+                seen = oxl_node_has_role(oxl_node_by_name(oxl_world_node_name(w, j)), role);
+            if (seen) continue;
+            sb_c(&b, nroles++ ? ", " : " ");
+            sb_c(&b, role);
+        }
+    }
+    if (!nroles) sb_c(&b, " none");
+    return oxl_sb_finish(&b);
+}
+
+/* A node's name, or a role's name standing for every node that serves it,
+ * as World ids in node order (collected memory: a panic midway leaks
+ * nothing). An unknown name panics, listing the known ones. */
+static oxl_node_id *nodes_named(const char *control, oxl_string name, size_t *n) {
+    oxl_world *w = world();
+    const char *s = oxl_str_cstr(name);
+    oxl_node_id id = oxl_world_node_by_name(w, s);
+    if (id != OXL_NO_NODE) {
+        oxl_node_id *one = oxl_alloc_atomic(sizeof *one);
+        *one = id;
+        *n = 1;
+        return one;
+    }
+    int count = oxl_world_node_count(w);
+    size_t k = 0;
+    oxl_node_id *ids = oxl_alloc_atomic((count > 0 ? (size_t)count : 1) * sizeof *ids);
+    for (oxl_node_id i = 0; i < count; i++)
+        if (oxl_node_has_role(oxl_node_by_name(oxl_world_node_name(w, i)), s)) ids[k++] = i;
+    if (!k) oxl_panic_at(STD_AT, "%s: unknown node or role '%s' (%s)", control, s, oxl_str_cstr(known_names()));
+    *n = k;
+    return ids;
 }
 
 static double permille(const char *control, int64_t p) {
@@ -43,15 +91,23 @@ void oxl_std_test_net_drop(int64_t p) { oxl_net_drop(world(), permille("net.drop
 void oxl_std_test_net_duplicate(int64_t p) { oxl_net_duplicate(world(), permille("net.duplicate", p)); }
 void oxl_std_test_net_reorder(int64_t p) { oxl_net_reorder(world(), permille("net.reorder", p)); }
 
-/* A list of node names as World ids, in collected memory: a panic midway
- * (an unknown name) abandons the task's stack and must leak nothing. */
+/* A list of node or role names as World ids, each node once. */
 static oxl_node_id *node_list(const char *control, oxl_list names, size_t *n) {
     int64_t len = oxl_list_len(names);
     if (len == 0) oxl_panic_at(STD_AT, "%s: an empty group", control);
-    oxl_node_id *ids = oxl_alloc_atomic((size_t)len * sizeof *ids);
-    for (int64_t i = 0; i < len; i++)
-        ids[i] = node_named(control, (oxl_string)(uintptr_t)oxl_list_at(names, i, STD_AT));
-    *n = (size_t)len;
+    int cap = oxl_world_node_count(world());
+    size_t k = 0;
+    oxl_node_id *ids = oxl_alloc_atomic((cap > 0 ? (size_t)cap : 1) * sizeof *ids);
+    for (int64_t i = 0; i < len; i++) {
+        size_t m;
+        oxl_node_id *some = nodes_named(control, (oxl_string)(uintptr_t)oxl_list_at(names, i, STD_AT), &m);
+        for (size_t j = 0; j < m; j++) {
+            bool dup = false;
+            for (size_t q = 0; q < k && !dup; q++) dup = ids[q] == some[j];
+            if (!dup) ids[k++] = some[j];
+        }
+    }
+    *n = k;
     return ids;
 }
 
@@ -67,55 +123,93 @@ void oxl_std_test_net_partition(oxl_list a, oxl_list b, int64_t for_ns) {
 }
 
 void oxl_std_test_net_block(oxl_string from, oxl_string to) {
-    oxl_node_id f = node_named("net.block", from), t = node_named("net.block", to);
-    if (f == t) oxl_panic_at(STD_AT, "net.block: node '%s' cannot block itself", oxl_str_cstr(from));
-    oxl_net_block(world(), f, t);
+    size_t nf, nt;
+    oxl_node_id *f = nodes_named("net.block", from, &nf), *t = nodes_named("net.block", to, &nt);
+    for (size_t i = 0; i < nf; i++)
+        for (size_t j = 0; j < nt; j++)
+            if (f[i] == t[j])
+                oxl_panic_at(STD_AT, "net.block: node '%s' cannot block itself", oxl_world_node_name(world(), f[i]));
+    for (size_t i = 0; i < nf; i++)
+        for (size_t j = 0; j < nt; j++) oxl_net_block(world(), f[i], t[j]);
 }
 
 void oxl_std_test_net_heal(void) { oxl_net_heal(world()); }
 
+/* For roles: true when every link from a `from` node to a `to` node is cut. */
 bool oxl_std_test_net_isBlocked(oxl_string from, oxl_string to) {
-    return oxl_net_is_blocked(world(), node_named("net.isBlocked", from), node_named("net.isBlocked", to));
+    size_t nf, nt;
+    oxl_node_id *f = nodes_named("net.isBlocked", from, &nf), *t = nodes_named("net.isBlocked", to, &nt);
+    for (size_t i = 0; i < nf; i++)
+        for (size_t j = 0; j < nt; j++)
+            if (f[i] != t[j] && !oxl_net_is_blocked(world(), f[i], t[j])) return false;
+    return true;
 }
 
-/* ---- node ---- */
+/* ---- node: a role's name acts on every node that serves it ---- */
 
-void oxl_std_test_node_kill(oxl_string name, int64_t after) {
-    no_negative("node.kill", after);
-    oxl_node_id id = node_named("node.kill", name);
-    if (after > 0) {
-        oxl_world_kill_after(world(), id, after);
-        return;
-    }
-    if (!oxl_world_is_up(world(), id)) oxl_panic_at(STD_AT, "node.kill: node '%s' is already down", oxl_str_cstr(name));
-    oxl_node *n = oxl_node_by_name(oxl_str_cstr(name));
+/* Kills one node now. Killing the node the caller runs on ends the caller,
+ * so the caller's own node goes last. */
+static void kill_now(oxl_node_id id) {
+    oxl_node *n = oxl_node_by_name(oxl_world_node_name(world(), id));
     if (n)
         oxl_node_kill(n); /* cancels its tasks; may end the calling task */
     else
         oxl_world_kill(world(), id);
 }
 
-void oxl_std_test_node_restart(oxl_string name, int64_t after) {
-    no_negative("node.restart", after);
-    oxl_node_id id = node_named("node.restart", name);
+void oxl_std_test_node_kill(oxl_string name, int64_t after) {
+    no_negative("node.kill", after);
+    size_t k;
+    oxl_node_id *ids = nodes_named("node.kill", name, &k);
     if (after > 0) {
-        oxl_world_restart_after(world(), id, after);
+        for (size_t i = 0; i < k; i++) oxl_world_kill_after(world(), ids[i], after);
         return;
     }
-    oxl_node *n = oxl_node_by_name(oxl_str_cstr(name));
-    if (n)
-        oxl_node_restart(n);
-    else
-        oxl_world_restart(world(), id);
+    for (size_t i = 0; i < k; i++)
+        if (!oxl_world_is_up(world(), ids[i]))
+            oxl_panic_at(STD_AT, "node.kill: node '%s' is already down", oxl_world_node_name(world(), ids[i]));
+    oxl_node_id self = oxl_node_world_id(oxl_node_current());
+    bool self_too = false;
+    for (size_t i = 0; i < k; i++) {
+        if (ids[i] == self) self_too = true;
+        else kill_now(ids[i]);
+    }
+    if (self_too) kill_now(self);
 }
 
-bool oxl_std_test_node_isUp(oxl_string name) { return oxl_world_is_up(world(), node_named("node.isUp", name)); }
+void oxl_std_test_node_restart(oxl_string name, int64_t after) {
+    no_negative("node.restart", after);
+    size_t k;
+    oxl_node_id *ids = nodes_named("node.restart", name, &k);
+    for (size_t i = 0; i < k; i++) {
+        if (after > 0) {
+            oxl_world_restart_after(world(), ids[i], after);
+            continue;
+        }
+        oxl_node *n = oxl_node_by_name(oxl_world_node_name(world(), ids[i]));
+        if (n)
+            oxl_node_restart(n);
+        else
+            oxl_world_restart(world(), ids[i]);
+    }
+}
+
+/* For a role: true when every node of it is up. */
+bool oxl_std_test_node_isUp(oxl_string name) {
+    size_t k;
+    oxl_node_id *ids = nodes_named("node.isUp", name, &k);
+    for (size_t i = 0; i < k; i++)
+        if (!oxl_world_is_up(world(), ids[i])) return false;
+    return true;
+}
 
 /* ---- disk ---- */
 
 void oxl_std_test_disk_fail(oxl_string node, int64_t write, int64_t sync) {
-    oxl_node_id id = node_named("disk.fail", node);
-    oxl_world_set_disk_fail_rate(world(), id, permille("disk.fail", write), permille("disk.fail", sync));
+    size_t k;
+    oxl_node_id *ids = nodes_named("disk.fail", node, &k);
+    double w = permille("disk.fail", write), y = permille("disk.fail", sync);
+    for (size_t i = 0; i < k; i++) oxl_world_set_disk_fail_rate(world(), ids[i], w, y);
 }
 
 /* ---- clock: Instants are nanoseconds since the Unix epoch; virtual time 0

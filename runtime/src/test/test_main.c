@@ -66,25 +66,37 @@ static void *run_body(void *arg) {
     return NULL;
 }
 
-/* The root of a sim run: the World's nodes, then the body on n0. */
+/* The root of a sim run: the World's nodes, then the body on the first
+ * (n0, or the first role's node of a package's cluster layout). */
 static void *sim_root(void *arg) {
     const sim_session *ss = arg;
-    int64_t nodes = ss->tc->nodes > 0 ? ss->tc->nodes : 1;
+    const oxl_test_case *tc = ss->tc;
+    bool per_role = tc->nodes == 0 && tc->nroles > 0;
+    int64_t nodes = per_role ? tc->nroles : tc->nodes > 0 ? tc->nodes : 1;
     oxl_node *first = NULL;
     for (int64_t i = 0; i < nodes; i++) {
-        char name[32], dir[4096];
-        snprintf(name, sizeof name, "n%" PRId64, i);
+        char name[256], dir[4096];
         oxl_node_config cfg = {.name = name};
+        if (per_role) {
+            snprintf(name, sizeof name, "%s-0", tc->roles[i]);
+            cfg.roles = &tc->roles[i];
+            cfg.nroles = 1;
+        } else {
+            snprintf(name, sizeof name, "n%" PRId64, i);
+            cfg.roles = tc->roles;
+            cfg.nroles = (size_t)tc->nroles;
+        }
         if (ss->data_dir && *ss->data_dir) {
             snprintf(dir, sizeof dir, "%s/%s", ss->data_dir, name);
             cfg.data_dir = dir;
         }
         oxl_node *n = oxl_node_new(&cfg);
+        if (!n) oxl_panic_at(tc->file, (int)tc->line, "cannot make the simulated node '%s'", name);
         if (!first) first = n;
     }
     oxl_task *body = oxl_spawn_on_node_at(first, run_body, (void *)ss->tc, ss->tc->file, (int)ss->tc->line);
     if (oxl_join_at(body, NULL, ss->tc->file, (int)ss->tc->line) == OXL_JOIN_CANCELLED)
-        oxl_panic_at(ss->tc->file, (int)ss->tc->line, "the test body was cancelled (its node n0 was killed)");
+        oxl_panic_at(ss->tc->file, (int)ss->tc->line, "the test body was cancelled (its node %s was killed)", oxl_node_name(first));
     return NULL;
 }
 

@@ -99,7 +99,7 @@ int main(void) {
 
     res = oxl_sched_run(bad_node, NULL, &o);
     tap_is_int(res.status, OXL_SCHED_PANICKED, "an unknown node name fails the test");
-    tap_contains(res.report, "panic: net.partition: unknown node 'saga-0'", "naming the control and the node");
+    tap_contains(res.report, "panic: net.partition: unknown node or role 'saga-0' (nodes: n0; roles: none)", "naming the control and the node");
     oxl_sched_result_free(&res);
     res = oxl_sched_run(bad_rate, NULL, &o);
     tap_contains(res.report, "panic: net.drop: rate 1500 is outside 0..1000 (per mille)", "a bad rate is named too");
