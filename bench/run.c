@@ -11,7 +11,10 @@
  *   interp   10^6 string interpolations ("item {i} of {total}")
  * Each executable runs RUNS times; the best wall time counts. Prints
  *   run.<case>.seconds, run.<case>.c_seconds, run.<case>.vs_c.ratio
- * (OxL time over C time: below 1 is faster), when clang is installed
+ * (OxL time over C time: below 1 is faster); for fib and sum also
+ * run.<case>.c_checked_seconds and run.<case>.vs_c_checked.ratio, the C
+ * program with OxL's semantics (every + - * checked for overflow, as
+ * OxL's are), through cc -O2; when clang is installed
  * run.<case>.clang_seconds and run.<case>.vs_clang.ratio (the same C
  * through clang -O2, whose back end is OxL's), and, on stderr, a note for
  * every ratio above its target (2x for the integer cases, 5x for the
@@ -42,7 +45,20 @@ typedef struct bench_case {
     double target; /* the OxL/C ratio to stay under */
     const char *oxl;
     const char *c;
+    /* For the integer cases, the C program with OxL's semantics: every
+     * + - * checked, overflow ends the program (as OxL's panic does). */
+    const char *c_checked;
 } bench_case;
+
+#define C_OVERFLOW                                                                                                   \
+    "#include <stdlib.h>\n"                                                                                            \
+    "__attribute__((noreturn, cold)) static void overflow(void) {\n"                                                   \
+    "    fputs(\"panic: integer overflow\\n\", stderr);\n"                                                            \
+    "    exit(101);\n"                                                                                                \
+    "}\n"                                                                                                             \
+    "static long add(long a, long b) { long r; if (__builtin_add_overflow(a, b, &r)) overflow(); return r; }\n"      \
+    "static long sub(long a, long b) { long r; if (__builtin_sub_overflow(a, b, &r)) overflow(); return r; }\n"      \
+    "static long mul(long a, long b) { long r; if (__builtin_mul_overflow(a, b, &r)) overflow(); return r; }\n"
 
 static const bench_case cases[] = {
     {"fib", 2.0,
@@ -64,6 +80,15 @@ static const bench_case cases[] = {
      "int main(void) {\n"
      "    printf(\"%ld\\n\", fib(32));\n"
      "    return 0;\n"
+     "}\n",
+     "#include <stdio.h>\n" C_OVERFLOW
+     "static long fib(long n) {\n"
+     "    if (n < 2) return n;\n"
+     "    return add(fib(sub(n, 1)), fib(sub(n, 2)));\n"
+     "}\n"
+     "int main(void) {\n"
+     "    printf(\"%ld\\n\", fib(32));\n"
+     "    return 0;\n"
      "}\n"},
     {"sum", 2.0,
      "fn main() {\n"
@@ -81,6 +106,16 @@ static const bench_case cases[] = {
      "    for (long i = 0; i < 100000000; i++) {\n"
      "        x = (x * 1103515245 + 12345) % 2147483648;\n"
      "        s += x;\n"
+     "    }\n"
+     "    printf(\"%ld\\n\", s);\n"
+     "    return 0;\n"
+     "}\n",
+     "#include <stdio.h>\n" C_OVERFLOW
+     "int main(void) {\n"
+     "    long s = 0, x = 1;\n"
+     "    for (long i = 0; i < 100000000; i++) {\n"
+     "        x = add(mul(x, 1103515245), 12345) % 2147483648;\n"
+     "        s = add(s, x);\n"
      "    }\n"
      "    printf(\"%ld\\n\", s);\n"
      "    return 0;\n"
@@ -114,7 +149,7 @@ static const bench_case cases[] = {
      "    printf(\"%ld %ld\\n\", n, s);\n"
      "    free(xs);\n"
      "    return 0;\n"
-     "}\n"},
+     "}\n", NULL},
     {"map", 5.0,
      "fn main() {\n"
      "  var m: Map[Int, Int] = {}\n"
@@ -184,7 +219,7 @@ static const bench_case cases[] = {
      "    for (long i = 0; i < 1000000; i++) s += get(&m, i * 7);\n"
      "    printf(\"%ld %ld\\n\", m.n, s);\n"
      "    return 0;\n"
-     "}\n"},
+     "}\n", NULL},
     {"interp", 5.0,
      "fn main() {\n"
      "  var total = 0\n"
@@ -210,7 +245,7 @@ static const bench_case cases[] = {
      "    }\n"
      "    printf(\"%ld\\n\", total);\n"
      "    return 0;\n"
-     "}\n"},
+     "}\n", NULL},
 };
 
 static double now_s(void) {
@@ -335,6 +370,17 @@ int main(int argc, char **argv) {
             status = 1;
             continue;
         }
+        /* the C program with OxL's overflow checks, through cc -O2 */
+        char src_cc[PATH_MAX + 8], exe_cc[PATH_MAX + 8];
+        snprintf(src_cc, sizeof src_cc, "%s/%s_checked.c", dir, bc->name);
+        snprintf(exe_cc, sizeof exe_cc, "%s_checked", exe_c);
+        char *b_cc[] = {(char *)cc, "-O2", "-o", exe_cc, src_cc, NULL};
+        bool have_checked = bc->c_checked && write_file(src_cc, bc->c_checked) && run(b_cc, NULL, log, &s) == 0;
+        if (bc->c_checked && !have_checked) {
+            fprintf(stderr, "bench_run: the checked C of %s does not build (see %s)\n", bc->name, log);
+            status = 1;
+            continue;
+        }
         /* clang -O2 as a second C baseline: LLVM, as OxL, so the gap to it
          * is the code generator's, and the gap to cc the C compilers' */
         char exe_clang[PATH_MAX + 8];
@@ -343,15 +389,17 @@ int main(int argc, char **argv) {
         bool have_clang = run(b_clang, NULL, NULL, &s) == 0;
         /* the two sides alternate, so a noisy moment hits both alike;
          * the first run's output is kept for the comparison */
-        double t_oxl = 1e30, t_c = 1e30, t_clang = 1e30;
+        double t_oxl = 1e30, t_c = 1e30, t_clang = 1e30, t_checked = 1e30;
         bool failed = false;
         for (int r = 0; r < RUNS && !failed; r++) {
             double a = time_run(exe_oxl, r == 0 ? out_oxl : NULL), b = time_run(exe_c, r == 0 ? out_c : NULL);
             double c = have_clang ? time_run(exe_clang, NULL) : 0;
-            failed = a < 0 || b < 0 || c < 0;
+            double d = have_checked ? time_run(exe_cc, NULL) : 0;
+            failed = a < 0 || b < 0 || c < 0 || d < 0;
             if (a < t_oxl) t_oxl = a;
             if (b < t_c) t_c = b;
             if (c < t_clang) t_clang = c;
+            if (d < t_checked) t_checked = d;
         }
         if (failed) {
             status = 1;
@@ -373,6 +421,10 @@ int main(int argc, char **argv) {
         if (have_clang) {
             printf("run.%s.clang_seconds: %.4f s\n", bc->name, t_clang);
             printf("run.%s.vs_clang.ratio: %.2f x\n", bc->name, t_oxl / t_clang);
+        }
+        if (have_checked) {
+            printf("run.%s.c_checked_seconds: %.4f s\n", bc->name, t_checked);
+            printf("run.%s.vs_c_checked.ratio: %.2f x\n", bc->name, t_oxl / t_checked);
         }
         fflush(stdout);
         if (ratio > bc->target)
