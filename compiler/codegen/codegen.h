@@ -21,8 +21,10 @@ cg_module *cg_build(diag_sink *d, const sema_program *prog, const char *module_n
  * oxl_test_main (docs/test-binary.md); no `fn main()` is needed. File names
  * in the table are relative to pkg_dir. NULL when an error was reported. */
 cg_module *cg_build_tests(diag_sink *d, const sema_program *prog, const char *module_name, const char *pkg_dir);
-/* opt_level 0 (nothing) or 2 (the legacy pass manager builder at -O2). */
-void cg_optimize(cg_module *m, int opt_level);
+/* opt_level 0 (nothing; the fast instruction selector) or 2 (LLVM's
+ * default<O2> pipeline through LLVMRunPasses). False with an internal
+ * error reported when the pipeline fails. */
+bool cg_optimize(cg_module *m, int opt_level);
 /* Textual LLVM IR. False with a message on stderr when it cannot be written. */
 bool cg_write_ir(cg_module *m, const char *path);
 /* A native object for the host. False with a message on stderr. */

@@ -4,7 +4,8 @@
 #include "codegen/cg_internal.h"
 
 #include <llvm-c/Target.h>
-#include <llvm-c/Transforms/PassManagerBuilder.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -56,28 +57,28 @@ static void use_fast_codegen(cg_module *m) {
     m->tm = fast;
 }
 
-void cg_optimize(cg_module *m, int opt_level) {
+bool cg_optimize(cg_module *m, int opt_level) {
     if (opt_level <= 0) {
         use_fast_codegen(m);
-        return;
+        return true;
     }
-    LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
-    LLVMPassManagerBuilderSetOptLevel(pmb, (unsigned)opt_level);
-    LLVMPassManagerBuilderUseInlinerWithThreshold(pmb, 225);
-    LLVMPassManagerRef fpm = LLVMCreateFunctionPassManagerForModule(m->mod);
-    LLVMPassManagerRef mpm = LLVMCreatePassManager();
-    LLVMAddAnalysisPasses(m->tm, fpm);
-    LLVMAddAnalysisPasses(m->tm, mpm);
-    LLVMPassManagerBuilderPopulateFunctionPassManager(pmb, fpm);
-    LLVMPassManagerBuilderPopulateModulePassManager(pmb, mpm);
-    LLVMInitializeFunctionPassManager(fpm);
-    for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f))
-        if (LLVMCountBasicBlocks(f)) LLVMRunFunctionPassManager(fpm, f);
-    LLVMFinalizeFunctionPassManager(fpm);
-    LLVMRunPassManager(mpm, m->mod);
-    LLVMDisposePassManager(fpm);
-    LLVMDisposePassManager(mpm);
-    LLVMPassManagerBuilderDispose(pmb);
+    /* LLVM's new pass manager with its standard pipeline, as clang -O2 runs
+     * it; the pipeline is LLVM's, so an error here is the compiler's bug */
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level > 3 ? 3 : opt_level);
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
+    LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
+    LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
+    LLVMErrorRef err = LLVMRunPasses(m->mod, pipeline, m->tm, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        DIAG_INTERNAL(m->d, "the LLVM %s pipeline failed: %s", pipeline, msg);
+        LLVMDisposeErrorMessage(msg);
+        return false;
+    }
+    return true;
 }
 
 bool cg_write_object(cg_module *m, const char *path) {

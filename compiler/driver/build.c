@@ -297,7 +297,10 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
     base = base ? base + 1 : path;
     cg_module *m = breq->tests ? cg_build_tests(dr->diags, prog, base, dr->pkg_root) : cg_build(dr->diags, prog, base);
     if (!m) return diag_had_internal(dr->diags) ? EXIT_INTERNAL : EXIT_ERRORS;
-    cg_optimize(m, breq->opt_level);
+    if (!cg_optimize(m, breq->opt_level)) {
+        cg_free(m);
+        return EXIT_INTERNAL;
+    }
     char out_buf[DRIVER_MAX_PATH];
     const char *out = breq->out;
     if (!out && !breq->run) {
