@@ -1,6 +1,7 @@
 # Toolchain tests around code generation (TAP):
 #   debug_info  DWARF: gdb backtraces at main.oxl:<line>, the line table
 #   install     cmake --install and the installed oxl finding runtime and std
+#   gc_bound    an allocation-heavy OxL program in bounded memory
 if(TARGET oxlcodegen)
   add_executable(debug_info_test compiler/debug_info_test.c compiler/cmd.c)
   target_link_libraries(debug_info_test PRIVATE oxl_tap)
@@ -14,4 +15,12 @@ if(TARGET oxlcodegen)
   endif()
   add_test(NAME install COMMAND install_test ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR})
   set_tests_properties(install PROPERTIES LABELS "codegen;install" TIMEOUT 300)
+
+  add_executable(gc_bound_test compiler/gc_bound_test.c compiler/cmd.c)
+  target_link_libraries(gc_bound_test PRIVATE oxl_tap)
+  if(OXL_SANITIZE)
+    target_compile_definitions(gc_bound_test PRIVATE OXL_TEST_SANITIZE=1)
+  endif()
+  add_test(NAME gc_bound COMMAND gc_bound_test $<TARGET_FILE:oxl>)
+  set_tests_properties(gc_bound PROPERTIES LABELS "codegen;core" TIMEOUT 300)
 endif()
