@@ -1,11 +1,11 @@
 /* cg_internal.h: what the files of the code generator share. Not an
- * interface (that is codegen.h). For now the generator reads sema's types
- * and symbols through sema_internal.h. */
+ * interface (that is codegen.h). The checked program comes from sema.h,
+ * sema's whole interface. */
 #ifndef OXL_CG_INTERNAL_H
 #define OXL_CG_INTERNAL_H
 
 #include "codegen/codegen.h"
-#include "sema/sema_internal.h"
+#include "sema/sema.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>

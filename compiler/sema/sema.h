@@ -1,7 +1,8 @@
 /* sema.h: semantic analysis of a package: names, imports, types, services,
- * clusters and tests. Errors and warnings go to the diagnostics sink; the
- * checked tree keeps its types and symbols in ast_node.type / .sym for the
- * code generator. Prefix: sema_. */
+ * clusters and tests, and the checked program it leaves for the code
+ * generator (types and symbols in ast_node.type / .sym, the data model
+ * below). Errors and warnings go to the diagnostics sink. Prefix: sema_
+ * (ty_ for types). */
 #ifndef OXL_SEMA_H
 #define OXL_SEMA_H
 
@@ -24,7 +25,169 @@ typedef struct sema_options {
     bool warn_unreachable; /* warnings for unreachable code (default on) */
 } sema_options;
 
+
+/* ---- the checked program, as the code generator reads it ----
+ * Everything below lives in the compilation's arena and is read-only once
+ * sema_check_package returns. */
+
+/* ---- limits ---- */
+#define SEMA_MAX_PACKAGES 256      /* packages loaded by one compilation */
+#define SEMA_MAX_PARAMS 255        /* parameters of one function */
+#define SEMA_MAX_UNION 64          /* members of one union */
+#define SEMA_MAX_NESTING BASE_MAX_NESTING
+#define SEMA_MAX_SEED 0x7fffffffffffffffLL
+
+/* ---- types ---- */
+typedef enum sema_tkind {
+    TY_ERROR,    /* an expression already reported: suppresses cascades */
+    TY_NEVER,    /* the type of panic(...): assignable to anything */
+    TY_NONE,     /* None, the type of `none` and of a function without result */
+    TY_INT,
+    TY_BOOL,
+    TY_STRING,
+    TY_BYTES,
+    TY_DURATION,
+    TY_INSTANT,
+    TY_LIST,     /* elem */
+    TY_MAP,      /* key, elem */
+    TY_CHAN,     /* elem */
+    TY_TASK,     /* elem */
+    TY_STRUCT,   /* nominal: name, sym, fields */
+    TY_UNION,    /* items: members, flattened, sorted by id, at least two */
+    TY_FN,       /* items: parameter types; elem: result */
+} sema_tkind;
+
+typedef struct sema_type sema_type;
+typedef struct sema_sym sema_sym;
+typedef struct sema_scope sema_scope;
+typedef struct sema_pkg sema_pkg;
 typedef struct sema_program sema_program; /* the checked package and what it imports */
+
+typedef struct sema_field {
+    const char *name;
+    sema_type *type;
+    ast_node *decl; /* AST_FIELD */
+} sema_field;
+
+struct sema_type {
+    sema_tkind kind;
+    uint32_t id;         /* creation order: canonical order of union members */
+    sema_type *elem;
+    sema_type *key;
+    sema_type **items;
+    uint32_t nitems;
+    sema_type **shown;   /* union members in the order first written, for messages */
+    /* structs */
+    const char *name;
+    sema_sym *sym;
+    sema_field *fields;
+    uint32_t nfields;
+};
+
+/* ---- constant values (folded at compile time) ---- */
+typedef enum sema_ckind { CV_INT, CV_BOOL, CV_STRING, CV_NONE } sema_ckind;
+typedef struct sema_const {
+    sema_ckind kind;
+    int64_t i;          /* Int, Duration (ns), Bool (0/1) */
+    const char *s;      /* String */
+    size_t slen;
+} sema_const;
+
+/* ---- signatures: functions, rpcs, built-in methods ---- */
+typedef struct sema_param {
+    const char *name;
+    sema_type *type;
+    ast_node *dflt;     /* default value or NULL */
+    ast_node *decl;     /* AST_PARAM or NULL for built-ins */
+} sema_param;
+
+typedef struct sema_sig {
+    const char *what;   /* for messages: "f", "net.partition", "method push" */
+    sema_param *params;
+    uint32_t nparams;
+    sema_type *result;
+} sema_sig;
+
+/* ---- symbols ---- */
+typedef enum sema_symkind {
+    SYM_LOCAL,    /* let, var, loop variable, match/select binding */
+    SYM_PARAM,
+    SYM_CONST,
+    SYM_FN,       /* fn, extern fn, rpc, service helper */
+    SYM_TYPE,     /* struct, alias or built-in type */
+    SYM_MODULE,   /* mod, or a package imported by `use a.b` */
+    SYM_SERVICE,
+    SYM_CLUSTER,
+    SYM_STATE,    /* a service's per-node state */
+    SYM_BUILTIN,  /* print, panic */
+    SYM_TEST,
+} sema_symkind;
+
+enum { BI_NONE, BI_PRINT, BI_PANIC };
+enum { GEN_NONE, GEN_MAP, GEN_CHAN, GEN_TASK };
+enum { RS_TODO, RS_BUSY, RS_DONE };
+
+struct sema_sym {
+    sema_symkind kind;
+    const char *name;
+    ast_node *decl;
+    base_span span;         /* where the name is written */
+    sema_type *type;        /* value type, or the declared type of SYM_TYPE */
+    sema_sig *sig;          /* SYM_FN */
+    sema_scope *members;    /* SYM_MODULE, SYM_SERVICE: the namespace */
+    sema_scope *scope;      /* where the declaration's names resolve */
+    sema_pkg *pkg;
+    sema_sym *owner;        /* the service of an rpc/state/helper; the origin of a narrowed local */
+    const char *cname;      /* extern fn: the C symbol */
+    sema_const *cval;       /* SYM_CONST once evaluated */
+    int state;              /* RS_*: lazy resolution with cycle detection */
+    int builtin;            /* BI_* for SYM_BUILTIN, GEN_* for generic built-in types */
+    bool is_var;            /* assignable: var, state */
+    bool used;
+    bool is_rpc, is_extern;
+};
+
+struct sema_scope {
+    sema_scope *parent;
+    base_vec syms;
+    /* Past a few symbols (a package's items), an open-addressing index of
+     * name -> newest symbol position + 1. It keys on the interned name's
+     * pointer: lookup identity only, never iterated, so no order can
+     * depend on an address. */
+    uint32_t *index;
+    uint32_t index_cap;
+    sema_sym *owner;        /* service or module whose namespace this is, or NULL */
+    bool is_block;          /* local block: unused-variable warnings on exit */
+};
+
+struct sema_pkg {
+    const char *path;       /* dotted path; the root package's name, or "main" */
+    base_vec files;         /* AST_FILE */
+    sema_scope *scope;      /* package items */
+    base_vec file_scopes;   /* one per file: its imports, parent = scope */
+    int state;              /* RS_* */
+    bool is_root;
+};
+
+/* A test as codegen needs it. */
+typedef struct sema_test {
+    ast_node *decl;
+    bool sim;
+    int64_t seed_first, seed_last; /* inclusive */
+    int64_t nodes;                 /* with cluster(nodes:), 0 when absent */
+    base_vec roles;                /* with cluster(roles:): AST_STRING nodes, every node serves each;
+                                      without the clause (nodes 0): the first cluster's AST_ROLE
+                                      nodes, one node <role>-0 each */
+} sema_test;
+
+struct sema_program {
+    base_vec packages;      /* sema_pkg*, root first */
+    sema_pkg *root;
+    base_vec tests;         /* sema_test* of the root package */
+};
+
+/* Every member of union (or type) sub is a member of of. */
+bool ty_subset(const sema_type *sub, const sema_type *of);
 
 /* Checks the package made of `files` (AST_FILE nodes). Returns the program,
  * or NULL only when memory runs out; check diag_errors for the verdict. */
