@@ -118,7 +118,7 @@ int cg_spawn_wait(char *const argv[], bool show_command) {
 
 bool cg_link(const char *object, const char *const *c_sources, int n_c, const char *include_dir, const char *rt_lib,
              const char *out, bool show_commands) {
-    enum { FIXED = 12 };
+    enum { FIXED = 16 }; /* every fixed argument below, the NULL included, with room */
     const char **argv = malloc(((size_t)n_c + FIXED) * sizeof *argv);
     if (!argv) {
         fputs("oxl: out of memory\n", stderr);
