@@ -26,6 +26,7 @@ typedef struct dbg_file {
 
 struct cg_debug {
     LLVMDIBuilderRef dib;
+    bool finalized;
     LLVMMetadataRef cu;
     LLVMMetadataRef fn_type; /* every subprogram's (untyped) signature */
     LLVMMetadataRef ty_int, ty_dur, ty_bool, ty_str;
@@ -264,11 +265,15 @@ void cg_debug_finish(cg_module *m, const ast_node *main_fn) {
         rescope(m, f, sp, LLVMDISubprogramGetLine(sp));
     }
     LLVMDIBuilderFinalize(g->dib);
+    g->finalized = true;
 }
 
 void cg_debug_free(cg_module *m) {
     struct cg_debug *g = m->dbg;
     if (!g) return;
+    /* a module abandoned after an error was never finalized: finalizing
+     * frees the DIBuilder's temporary metadata, which disposing leaks */
+    if (!g->finalized) LLVMDIBuilderFinalize(g->dib);
     LLVMDisposeDIBuilder(g->dib);
     free(g->files);
     free(g);
