@@ -152,6 +152,10 @@ static void on_segv(int sig, siginfo_t *info, void *uctx) {
         _exit(101);
     }
     signal(sig, SIG_DFL);
+    /* A real fault repeats when the instruction does, now with the default
+     * action; a signal sent by kill/raise would be lost: send it again (it
+     * is delivered, and kills, as this handler returns). */
+    if (!info || info->si_code <= 0) raise(sig);
 }
 
 /* Also under AddressSanitizer, whose own report of the same fault would be
