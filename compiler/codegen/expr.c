@@ -429,15 +429,18 @@ static void set_extern_site(cg_module *m, base_span at) {
     LLVMBuildStore(m->b, cg_line(m, at), LLVMBuildStructGEP2(m->b, t, site, 1, ""));
 }
 
+/* The LLVM function of a named OxL function: its declaration for an
+ * extern, the generated definition otherwise (NULL when there is none). */
+static LLVMValueRef fn_of(cg_module *m, const sema_sym *s, base_span at) {
+    if (s->is_extern) return extern_fn(m, s, at);
+    char *name = cg_fn_symbol(m, s->decl, s->pkg);
+    LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+    free(name);
+    return f;
+}
+
 static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
-    LLVMValueRef f;
-    if (s->is_extern) {
-        f = extern_fn(m, s, e->span);
-    } else {
-        char *name = cg_fn_symbol(m, s->decl, s->pkg);
-        f = LLVMGetNamedFunction(m->mod, name);
-        free(name);
-    }
+    LLVMValueRef f = fn_of(m, s, e->span);
     if (!f) {
         if (!m->failed) cg_unsupported(m, e->span, "calls to this function");
         return NULL;
@@ -538,14 +541,7 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     }
     if (s && s->kind == SYM_FN && s->sig && !s->is_rpc) {
         /* a named function as a value: a pointer to it */
-        LLVMValueRef f;
-        if (s->is_extern) {
-            f = extern_fn(m, s, e->span);
-        } else {
-            char *name = cg_fn_symbol(m, s->decl, s->pkg);
-            f = LLVMGetNamedFunction(m->mod, name);
-            free(name);
-        }
+        LLVMValueRef f = fn_of(m, s, e->span);
         if (f) return LLVMBuildBitCast(m->b, f, m->t_ptr, "");
     }
     if (s && s->kind == SYM_CONST && s->cval) {
