@@ -21,6 +21,8 @@
  * Without a path, oxl is looked for next to this program's directory
  * (build/bench/../oxl). */
 #define _XOPEN_SOURCE 700
+#include "bench_util.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
@@ -33,8 +35,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define RUNS 3
 #define FILE_LINES 1000 /* lines per generated .oxl file, about */
@@ -240,29 +240,6 @@ static const char c_prelude[] =
     "}\n"
     "\n";
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int run(char *const argv[], const char *out, const char *err, double *seconds) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    double t0 = now_s();
-    pid_t pid;
-    int st = -1;
-    if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid) {
-        *seconds = now_s() - t0;
-    } else {
-        st = -1;
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static bool same_output(const char *a, const char *b) {
     FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
     char la[512] = "", lb[512] = "";
@@ -370,26 +347,26 @@ int main(int argc, char **argv) {
         bool failed = false;
         for (int r = 0; r < RUNS && !failed; r++) {
             double s = 0;
-            if (run(oxl_argv, NULL, log, &s) != 0) {
+            if (bench_run(oxl_argv, NULL, log, &s) != 0) {
                 fprintf(stderr, "bench_compile: oxl build failed on %s (see %s)\n", pkg, log);
                 failed = true;
                 break;
             }
             if (r == 0) first = s;
             if (s < best) best = s;
-            if (run(oxl2_argv, NULL, log, &s) != 0) {
+            if (bench_run(oxl2_argv, NULL, log, &s) != 0) {
                 fprintf(stderr, "bench_compile: oxl build -O2 failed on %s (see %s)\n", pkg, log);
                 failed = true;
                 break;
             }
             if (s < best2) best2 = s;
-            if (run(cc_argv, NULL, log, &s) != 0) {
+            if (bench_run(cc_argv, NULL, log, &s) != 0) {
                 fprintf(stderr, "bench_compile: %s -O0 failed on %s (see %s)\n", cc, cfile, log);
                 failed = true;
                 break;
             }
             if (s < best_cc) best_cc = s;
-            if (run(cc2_argv, NULL, log, &s) != 0) {
+            if (bench_run(cc2_argv, NULL, log, &s) != 0) {
                 fprintf(stderr, "bench_compile: %s -O2 failed on %s (see %s)\n", cc, cfile, log);
                 failed = true;
                 break;
@@ -398,8 +375,8 @@ int main(int argc, char **argv) {
         }
         double t;
         char *run_oxl[] = {exe, NULL}, *run_oxl2[] = {exe2, NULL}, *run_c[] = {cexe, NULL};
-        if (!failed && (run(run_oxl, out, NULL, &t) != 0 || run(run_c, cout, NULL, &t) != 0 ||
-                        !same_output(out, cout) || run(run_oxl2, out, NULL, &t) != 0 || !same_output(out, cout))) {
+        if (!failed && (bench_run(run_oxl, out, NULL, &t) != 0 || bench_run(run_c, cout, NULL, &t) != 0 ||
+                        !same_output(out, cout) || bench_run(run_oxl2, out, NULL, &t) != 0 || !same_output(out, cout))) {
             fprintf(stderr, "bench_compile: the %ld-line programs do not run alike\n", want);
             failed = true;
         }

@@ -16,6 +16,8 @@
  * Without a path, oxl is looked for next to this program's directory
  * (build/bench/../oxl). */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include "bench_util.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
@@ -27,8 +29,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define FILE_LINES 1000 /* lines per generated .oxl file */
 #define RUNS 3
@@ -265,31 +265,6 @@ static int c_unit(FILE *f, int k) {
     return 92;
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* Runs argv with stdout and stderr to /dev/null (or to `log`); returns the
- * exit status and the wall time. */
-static int run(char *const argv[], const char *log, double *seconds) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    double t0 = now_s();
-    pid_t pid;
-    int st = -1;
-    if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid) {
-        *seconds = now_s() - t0;
-    } else {
-        st = -1;
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 int main(int argc, char **argv) {
     char oxl[PATH_MAX];
     if (argc > 1) {
@@ -377,14 +352,14 @@ int main(int argc, char **argv) {
     double best_oxl = 1e30, best_cc = 1e30, best_syntax = 1e30;
     for (int r = 0; r < RUNS; r++) {
         double s = 0;
-        int st = run(oxl_argv, log, &s);
+        int st = bench_run(oxl_argv, NULL, log, &s);
         if (st != 0) {
             fprintf(stderr, "bench_frontend: oxl check exited %d on the generated package (see %s)\n", st, log);
             return 1;
         }
         if (s < best_oxl) best_oxl = s;
-        if (run(syntax_argv, NULL, &s) == 0 && s < best_syntax) best_syntax = s;
-        st = run(cc_argv, NULL, &s);
+        if (bench_run(syntax_argv, NULL, NULL, &s) == 0 && s < best_syntax) best_syntax = s;
+        st = bench_run(cc_argv, NULL, NULL, &s);
         if (st != 0) {
             fprintf(stderr, "bench_frontend: %s -fsyntax-only exited %d on %s\n", cc_argv[0], st, cfile);
             return 1;

@@ -24,6 +24,8 @@
  * Without a path, oxl is looked for next to this program's directory
  * (build/bench/../oxl). */
 #define _XOPEN_SOURCE 700
+#include "bench_util.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
@@ -35,8 +37,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define RUNS 5
 
@@ -248,32 +248,9 @@ static const bench_case cases[] = {
      "}\n", NULL},
 };
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Runs argv with stdout to `out` (or /dev/null) and stderr to `err` (or
  * /dev/null); returns the exit status (-1 when it did not exit) and the
  * wall time. */
-static int run(char *const argv[], const char *out, const char *err, double *seconds) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    double t0 = now_s();
-    pid_t pid;
-    int st = -1;
-    if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid) {
-        *seconds = now_s() - t0;
-    } else {
-        st = -1;
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static bool write_file(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     if (!f) return false;
@@ -296,7 +273,7 @@ static char *slurp(const char *path) {
 static double time_run(const char *exe, const char *out_path) {
     char *argv[] = {(char *)exe, NULL};
     double s = 0;
-    int st = run(argv, out_path, NULL, &s);
+    int st = bench_run(argv, out_path, NULL, &s);
     if (st != 0) {
         fprintf(stderr, "bench_run: %s exited with status %d\n", exe, st);
         return -1;
@@ -360,12 +337,12 @@ int main(int argc, char **argv) {
         double s;
         char *b_oxl[] = {oxl, "build", "-O2", src_oxl, "-o", exe_oxl, NULL};
         char *b_c[] = {(char *)cc, "-O2", "-o", exe_c, src_c, NULL};
-        if (run(b_oxl, NULL, log, &s) != 0) {
+        if (bench_run(b_oxl, NULL, log, &s) != 0) {
             fprintf(stderr, "bench_run: oxl build -O2 failed on %s (see %s)\n", src_oxl, log);
             status = 1;
             continue;
         }
-        if (run(b_c, NULL, log, &s) != 0) {
+        if (bench_run(b_c, NULL, log, &s) != 0) {
             fprintf(stderr, "bench_run: %s -O2 failed on %s (see %s)\n", cc, src_c, log);
             status = 1;
             continue;
@@ -375,7 +352,7 @@ int main(int argc, char **argv) {
         snprintf(src_cc, sizeof src_cc, "%s/%s_checked.c", dir, bc->name);
         snprintf(exe_cc, sizeof exe_cc, "%s_checked", exe_c);
         char *b_cc[] = {(char *)cc, "-O2", "-o", exe_cc, src_cc, NULL};
-        bool have_checked = bc->c_checked && write_file(src_cc, bc->c_checked) && run(b_cc, NULL, log, &s) == 0;
+        bool have_checked = bc->c_checked && write_file(src_cc, bc->c_checked) && bench_run(b_cc, NULL, log, &s) == 0;
         if (bc->c_checked && !have_checked) {
             fprintf(stderr, "bench_run: the checked C of %s does not build (see %s)\n", bc->name, log);
             status = 1;
@@ -386,7 +363,7 @@ int main(int argc, char **argv) {
         char exe_clang[PATH_MAX + 8];
         snprintf(exe_clang, sizeof exe_clang, "%s_clang", exe_c);
         char *b_clang[] = {"clang", "-O2", "-o", exe_clang, src_c, NULL};
-        bool have_clang = run(b_clang, NULL, NULL, &s) == 0;
+        bool have_clang = bench_run(b_clang, NULL, NULL, &s) == 0;
         /* the two sides alternate, so a noisy moment hits both alike;
          * the first run's output is kept for the comparison */
         double t_oxl = 1e30, t_c = 1e30, t_clang = 1e30, t_checked = 1e30;

@@ -2,6 +2,7 @@
  * for 200 rounds (20,000 hops), against the same ring in Python's stock
  * asyncio (python3 -c, in the same invocation) as the baseline.
  *   bench_sched_ring [rounds]   (default 200) */
+#include "bench_util.h"
 #include "oxl_sched.h"
 
 #include <spawn.h>
@@ -21,7 +22,6 @@ typedef struct ring {
     double ring_seconds; /* from the first send to the last join */
 } ring;
 
-static double now_s(void);
 
 typedef struct member {
     ring *r;
@@ -55,18 +55,12 @@ static void *ring_root(void *arg) {
     }
     /* Timed like the asyncio baseline: tasks made, then the token goes. The
      * benchmark reads the wall clock; simulations never do. */
-    double t0 = now_s();
+    double t0 = bench_now();
     long token = 0;
     oxl_chan_send(r->ch[0], &token);
     for (int i = 0; i < TASKS; i++) oxl_join(ts[i], NULL);
-    r->ring_seconds = now_s() - t0;
+    r->ring_seconds = bench_now() - t0;
     return NULL;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static const char python_ring[] =
@@ -131,9 +125,9 @@ static double measure(long rounds, oxl_policy policy, bool preempt, const char *
         oxl_sched_options_default(&o, 42);
         o.policy = policy;
         o.preempt_on_wake = preempt;
-        double t0 = now_s();
+        double t0 = bench_now();
         oxl_sched_result res = oxl_sched_run(ring_root, &r, &o);
-        double dt = now_s() - t0;
+        double dt = bench_now() - t0;
         if (res.status != OXL_SCHED_FINISHED) {
             fprintf(stderr, "bench_sched_ring: the ring did not finish: %s\n", res.report ? res.report : "?");
             exit(1);

@@ -3,6 +3,7 @@
  * on, and a baseline in the same run: the same number of push/pop pairs on
  * a bare binary heap, the floor any event queue pays.
  *   bench_sim_events [events]   (default 5,000,000) */
+#include "bench_util.h"
 #include "oxl_sim.h"
 
 #include <stdlib.h>
@@ -40,12 +41,6 @@ static oxl_process *p_new(oxl_ctx c, void *arg) {
     return &p->base;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Returns seconds for the run; *events gets the count. */
 static double run_world(bool trace_messages, int64_t target, uint64_t *events, uint64_t *hash) {
     oxl_world_options o = oxl_world_options_default(42);
@@ -57,9 +52,9 @@ static double run_world(bool trace_messages, int64_t target, uint64_t *events, u
         snprintf(name, sizeof name, "n%d", i);
         oxl_world_add_node(w, name, p_new, &budget);
     }
-    double t0 = now_s();
+    double t0 = bench_now();
     oxl_world_run(w);
-    double dt = now_s() - t0;
+    double dt = bench_now() - t0;
     *events = oxl_world_event_count(w);
     *hash = oxl_world_trace_hash(w);
     if (oxl_world_failed(w)) {
@@ -89,7 +84,7 @@ static double run_heap(uint64_t n, uint64_t *sink) {
             h[k] = h[(k - 1) / 2], k = (k - 1) / 2;
         h[k] = it;
     }
-    double t0 = now_s();
+    double t0 = bench_now();
     uint64_t acc = 0;
     for (uint64_t i = 0; i < n; i++) {
         item top = h[0], last = h[--len];
@@ -111,7 +106,7 @@ static double run_heap(uint64_t n, uint64_t *sink) {
         h[k] = it;
     }
     *sink = acc;
-    return now_s() - t0;
+    return bench_now() - t0;
 }
 
 int main(int argc, char **argv) {

@@ -3,6 +3,7 @@
  * seconds per wall second. The baseline in the same run: the wall time of
  * the bare World doing the same ticks as timers of 100 nodes (no tasks).
  *   bench_time_compression [ticks]   (default 3600) */
+#include "bench_util.h"
 #include "oxl_sched.h"
 
 #include <stdlib.h>
@@ -28,12 +29,6 @@ static void *root(void *arg) {
     for (int i = 0; i < TASKS; i++) tasks[i] = oxl_spawn(tick_run, &ts[i]);
     for (int i = 0; i < TASKS; i++) oxl_join(tasks[i], NULL);
     return NULL;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The baseline: node processes re-arming a timer, the World alone. */
@@ -76,9 +71,9 @@ int main(int argc, char **argv) {
         oxl_sched_options o;
         oxl_sched_options_default(&o, 7);
         o.time_limit = (oxl_dur_ns)ticks * 3 * OXL_SEC;
-        double t0 = now_s();
+        double t0 = bench_now();
         oxl_sched_result r = oxl_sched_run(root, ts, &o);
-        double dt = now_s() - t0;
+        double dt = bench_now() - t0;
         if (r.status != OXL_SCHED_FINISHED) {
             fprintf(stderr, "bench_time_compression: run failed: %s\n", r.report ? r.report : "?");
             return 1;
@@ -94,9 +89,9 @@ int main(int argc, char **argv) {
             snprintf(name, sizeof name, "t%d", i);
             oxl_world_add_node(w, name, tp_new, &ts[i]);
         }
-        t0 = now_s();
+        t0 = bench_now();
         oxl_world_run(w);
-        dt = now_s() - t0;
+        dt = bench_now() - t0;
         oxl_world_free(w);
         if (dt < best_world) best_world = dt;
     }
