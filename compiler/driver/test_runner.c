@@ -114,6 +114,8 @@ typedef struct runner {
     bool progress_shown;
     tr_server *srv;          /* the fork server, started at the first process */
     bool serve_off, serve_warned;
+    char (*trash)[TR_PATH];  /* files and directories of ended processes, removed later */
+    size_t ntrash, trash_cap;
 } runner;
 
 /* ---- small helpers ---- */
@@ -1199,8 +1201,29 @@ static void serve_fail(runner *r, const char *why) {
             why);
 }
 
+/* What an ended process leaves is removed after the next processes have
+ * started: off the path from one process to the next. */
+static void trash(runner *r, const char *path) {
+    if (r->ntrash == r->trash_cap) {
+        r->trash_cap = r->trash_cap ? r->trash_cap * 2 : 16;
+        r->trash = tr_xrealloc(r->trash, r->trash_cap * sizeof *r->trash);
+    }
+    snprintf(r->trash[r->ntrash++], TR_PATH, "%s", path);
+}
+
+static void empty_trash(runner *r) {
+    for (size_t i = 0; i < r->ntrash; i++) tr_remove_tree(r->trash[i]);
+    r->ntrash = 0;
+}
+
 static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) {
-    tr_pathf(s->data, sizeof s->data, "%s/data-%lu", r->tmp, ++r->counter);
+    ++r->counter;
+    tr_pathf(s->data, sizeof s->data, "%s/data-%lu", r->tmp, r->counter);
+    /* new files each time rather than truncated ones: ext4 writes a file
+     * truncated to zero out when it is closed (auto_da_alloc), a disk
+     * write per process */
+    tr_pathf(s->out, sizeof s->out, "%s/out-%lu", r->tmp, r->counter);
+    tr_pathf(s->err, sizeof s->err, "%s/err-%lu", r->tmp, r->counter);
     if (mkdir(s->data, 0700) != 0) {
         fprintf(stderr, "oxl test: cannot create '%s': %s\n", s->data, strerror(errno));
         return false;
@@ -1211,10 +1234,6 @@ static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) 
     snprintf(data, sizeof data, "OXL_DATA_DIR=%s", s->data);
     const char *env[6] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data,
                           it->test->sim || report ? "OXL_SIM_REPORT=1" : "OXL_SIM_REPORT", NULL};
-    /* new files rather than truncated ones: ext4 writes a file truncated
-     * to zero out when it is closed (auto_da_alloc), a disk write per seed */
-    unlink(s->out);
-    unlink(s->err);
     bool served = false;
     if (!r->serve_off) {
         char why[1024];
@@ -1260,7 +1279,9 @@ static void finish_slot(runner *r, slot *s, item *it) {
             free(err);
         }
     }
-    tr_remove_tree(s->data);
+    trash(r, s->data);
+    trash(r, s->out);
+    trash(r, s->err);
     s->busy = false;
     r->procs_run++;
 }
@@ -1282,11 +1303,7 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
                           item_done_fn done, void *ctx) {
     int nslots = r->o.jobs;
     slot *slots = tr_xmalloc((size_t)nslots * sizeof *slots);
-    for (int i = 0; i < nslots; i++) {
-        slots[i].busy = false;
-        tr_pathf(slots[i].out, sizeof slots[i].out, "%s/out-%d", r->tmp, i);
-        tr_pathf(slots[i].err, sizeof slots[i].err, "%s/err-%d", r->tmp, i);
-    }
+    for (int i = 0; i < nslots; i++) slots[i].busy = false;
     window w = {0};
     uint64_t stop = UINT64_MAX, emitted = 0, failed = 0;
     bool exhausted = false, broken = false;
@@ -1311,6 +1328,7 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
             }
             busy++;
         }
+        empty_trash(r); /* while the new processes run */
         if (busy == 0) break;
         double timeout = r->tty ? 0.1 : 1.0;
         int fd = -1;
@@ -1335,9 +1353,9 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
                 /* the server died under it: run it again, spawned, in fresh
                  * files and a fresh data directory */
                 serve_fail(r, tr_server_why(r->srv));
-                tr_remove_tree(s->data);
-                tr_pathf(s->out, sizeof s->out, "%s/out-%d.%lu", r->tmp, i, ++r->counter);
-                tr_pathf(s->err, sizeof s->err, "%s/err-%d.%lu", r->tmp, i, r->counter);
+                trash(r, s->data);
+                trash(r, s->out);
+                trash(r, s->err);
                 s->busy = false;
                 if (!start_slot(r, s, win_at(&w, s->pos), s->pos, report)) {
                     broken = true;
@@ -1385,6 +1403,7 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
     for (uint64_t p = w.head; p < w.next; p++) free_item(win_at(&w, p));
     free(w.items);
     free(slots);
+    empty_trash(r);
     if (broken) r->interrupted = true;
     return emitted;
 }
@@ -1613,6 +1632,7 @@ static void free_runner(runner *r) {
     free(r->sel_count);
     for (size_t i = 0; i < r->nfails; i++) free(r->fails[i].name);
     free(r->fails);
+    free(r->trash);
 }
 
 static int run(runner *r) {
