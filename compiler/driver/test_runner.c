@@ -114,6 +114,7 @@ typedef struct runner {
     bool progress_shown;
     tr_server *srv;          /* the fork server, started at the first process */
     bool serve_off, serve_warned;
+    bool spawn_only;         /* the determinism re-run: a new exec, see run_sim_test */
     char (*trash)[TR_PATH];  /* files and directories of ended processes, removed later */
     size_t ntrash, trash_cap;
 } runner;
@@ -1235,7 +1236,7 @@ static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) 
     const char *env[6] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data,
                           it->test->sim || report ? "OXL_SIM_REPORT=1" : "OXL_SIM_REPORT", NULL};
     bool served = false;
-    if (!r->serve_off) {
+    if (!r->serve_off && !r->spawn_only) {
         char why[1024];
         if (!r->srv) {
             char err[TR_PATH];
@@ -1495,7 +1496,12 @@ static void run_sim_test(runner *r, outcome *oc, uint64_t total) {
         one.pre = &oc->fail.seed;
         one.npre = 1;
         one.all_shards = true;
+        /* spawned, not forked: two children of one server share its
+         * address layout, so behaviour that depends on addresses would
+         * repeat; a new exec lays the process out anew */
+        r->spawn_only = true;
         run_batch(r, &one, false, 1, NULL, true, rerun_done, oc);
+        r->spawn_only = false;
         if (r->interrupted) return;
         oc->nondet = oc->rerun_done && !same_failure(&oc->fail, &oc->rerun);
         report_seed(r, &oc->fail, oc->seeds_run - 1, oc);
