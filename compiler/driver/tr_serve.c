@@ -37,6 +37,17 @@ static void set_why(char *why, size_t cap, const char *fmt, const char *arg) {
     snprintf(why, cap, fmt, arg);
 }
 
+static int above_stdio(int fd) {
+    if (fd > 2) {
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        return fd;
+    }
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (moved < 0) return fd;
+    close(fd);
+    return moved;
+}
+
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap) {
     int in[2], out[2];
     if (pipe(in) != 0) {
@@ -49,10 +60,12 @@ tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t c
         close(in[1]);
         return NULL;
     }
-    /* only the server gets these, as its stdin and stdout */
+    /* only the server gets these, as its stdin and stdout; above 2, so
+     * that moving them to 0 and 1 in the server cannot clobber one with
+     * the other when the runner runs with stdin closed */
     for (int i = 0; i < 2; i++) {
-        fcntl(in[i], F_SETFD, FD_CLOEXEC);
-        fcntl(out[i], F_SETFD, FD_CLOEXEC);
+        in[i] = above_stdio(in[i]);
+        out[i] = above_stdio(out[i]);
     }
     /* the server's environment has none of a process's variables: each
      * child gets exactly those its request names */
