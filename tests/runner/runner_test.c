@@ -534,6 +534,19 @@ static void test_fork_server(void) {
     free(log);
     free_result(&r);
     remove_failures();
+
+    /* the result of the run again is the seed's: here a failure */
+    set_tests("sim|1|6|dies failing|killserver@3 fail@3\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "1"));
+    log = read_log();
+    count_via(log, 0, 3, &f, &x);
+    tap_ok(f == 1 && x == 2, "seed 3: served, then spawned, then its re-run spawned (%d, %d)", f, x);
+    tap_contains(r.out, "seed 3 failed (3 of 6 seeds run)\n", "a seed whose server died fails as it should");
+    tap_ok(strstr(r.out, "not deterministic") == NULL, "and deterministically");
+    free(log);
+    free_result(&r);
+    remove_failures();
 }
 
 static void test_lowest_seed(void) {
