@@ -7,20 +7,25 @@
  * dropped and resent after a 50 ms timeout (net.latency and net.drop are
  * set too; the hops are channels inside the node, so the test draws the
  * delays and drops itself with sim.rand). It times `oxl test` on each at
- * -j 1 and -j 2 (best of RUNS, binary already cached) and, as the
- * baseline, the same test binary spawned directly, one seed after the
- * other, by posix_spawn with the protocol's variables and output to
- * /dev/null. Prints
- *   runner.<test>_j<N>.seeds_per_sec   through oxl test
- *   runner.<test>.direct_seeds_per_sec the bare binary, sequentially
- *   runner.<test>.overhead_us_per_seed (oxl test -j 1 - direct) per seed:
- *                                       data directory, capture files,
- *                                       process group, the report line
- *   runner.<test>.j2_vs_j1.ratio
+ * -j 1 and -j 2 (best of RUNS, binary already cached), with the fork
+ * server (the default) and with OXL_TEST_FORK_SERVER=0 (posix_spawn per
+ * seed), and two baselines, one seed after the other with the protocol's
+ * variables and output to /dev/null: the test binary spawned directly,
+ * and its --serve driven directly. Prints
+ *   runner.<test>_j<N>.seeds_per_sec        through oxl test, fork server
+ *   runner.<test>_spawn_j<N>.seeds_per_sec  through oxl test, posix_spawn
+ *   runner.<test>.direct_seeds_per_sec      the bare binary spawned
+ *   runner.<test>.served_seeds_per_sec      the bare binary's --serve
+ *   runner.<test>.overhead_us_per_seed      (oxl test -j 1 - served) per
+ *                                           seed: data directory, capture
+ *                                           files, the report line
+ *   runner.<test>.spawn_overhead_us_per_seed (spawn -j 1 - direct) per seed
+ *   runner.<test>.fork_vs_spawn_j1.ratio, runner.<test>.j2_vs_j1.ratio
  *
  *   bench_runner [path/to/oxl]   (default: the oxl beside build/bench/) */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
@@ -31,6 +36,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 
 extern char **environ;
 
@@ -133,6 +139,47 @@ static double direct(const char *bin, int idx, const char *data) {
     return now_s() - t0;
 }
 
+/* Seconds for SEEDS seeds of test idx run one after the other by the
+ * binary's --serve (the request of docs/test-binary.md, one at a time). */
+static double served(const char *bin, int idx, const char *data) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, in[1]);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    char *argv[] = {(char *)bin, "--serve", NULL};
+    pid_t pid;
+    int e = posix_spawn(&pid, bin, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]);
+    close(out[1]);
+    if (e != 0) return -1;
+    FILE *answers = fdopen(out[0], "r");
+    char line[256];
+    bool ok = answers && fgets(line, sizeof line, answers) && strcmp(line, "ready\n") == 0;
+    double t0 = now_s();
+    for (int s = 1; s <= SEEDS && ok; s++) {
+        char req[PATH_MAX + 128];
+        int n = snprintf(req, sizeof req, "%d\t%d\t1\t/dev/null\t/dev/null\t%s\n", idx, s, data);
+        ok = write(in[1], req, (size_t)n) == n && fgets(line, sizeof line, answers) && strncmp(line, "pid ", 4) == 0 &&
+             fgets(line, sizeof line, answers) && strncmp(line, "status ", 7) == 0;
+        if (ok) {
+            char *st = strrchr(line, ' ');
+            ok = st && atoi(st + 1) == 0;
+        }
+    }
+    double t = now_s() - t0;
+    close(in[1]);
+    if (answers) fclose(answers);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    if (!ok) fprintf(stderr, "bench_runner: the test binary's --serve failed test %d\n", idx);
+    return ok ? t : -1;
+}
+
 int main(int argc, char **argv) {
     char oxl[PATH_MAX + 16];
     if (argc > 1) {
@@ -187,30 +234,44 @@ int main(int argc, char **argv) {
     static const char *tests[] = {"trivial", "messages"};
     int status = 0;
     for (int t = 0; t < 2; t++) {
-        double best[3] = {1e30, 1e30, 1e30};
+        /* [server?][jobs]: oxl test; direct and served: the baselines */
+        double best[2][3] = {{1e30, 1e30, 1e30}, {1e30, 1e30, 1e30}}, best_direct = 1e30, best_served = 1e30;
         for (int r = 0; r < RUNS; r++) {
-            for (int j = 1; j <= 2; j++) {
-                char jobs[8];
-                snprintf(jobs, sizeof jobs, "%d", j);
-                char *targv[] = {oxl, "test", path, "--exact", (char *)tests[t], "-j", jobs, NULL};
-                double t0 = now_s();
-                int st = run(targv, NULL);
-                double s = now_s() - t0;
-                if (st != 0) {
-                    fprintf(stderr, "bench_runner: oxl test --exact %s -j %d exited %d\n", tests[t], j, st);
-                    status = 1;
+            for (int srv = 1; srv >= 0; srv--) {
+                setenv("OXL_TEST_FORK_SERVER", srv ? "1" : "0", 1);
+                for (int j = 1; j <= 2; j++) {
+                    char jobs[8];
+                    snprintf(jobs, sizeof jobs, "%d", j);
+                    char *targv[] = {oxl, "test", path, "--exact", (char *)tests[t], "-j", jobs, NULL};
+                    double t0 = now_s();
+                    int st = run(targv, NULL);
+                    double s = now_s() - t0;
+                    if (st != 0) {
+                        fprintf(stderr, "bench_runner: oxl test --exact %s -j %d exited %d\n", tests[t], j, st);
+                        status = 1;
+                    }
+                    if (s < best[srv][j]) best[srv][j] = s;
                 }
-                if (s < best[j]) best[j] = s;
             }
+            unsetenv("OXL_TEST_FORK_SERVER");
             double d = direct(bin, t, data);
             if (d < 0) status = 1;
-            else if (d < best[0]) best[0] = d;
+            else if (d < best_direct) best_direct = d;
+            d = served(bin, t, data);
+            if (d < 0) status = 1;
+            else if (d < best_served) best_served = d;
         }
-        printf("runner.%s_j1.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[1]);
-        printf("runner.%s_j2.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[2]);
-        printf("runner.%s.direct_seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[0]);
-        printf("runner.%s.overhead_us_per_seed: %.0f us\n", tests[t], (best[1] - best[0]) / SEEDS * 1e6);
-        printf("runner.%s.j2_vs_j1.ratio: %.2f x\n", tests[t], best[1] / best[2]);
+        printf("runner.%s_j1.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[1][1]);
+        printf("runner.%s_j2.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[1][2]);
+        printf("runner.%s_spawn_j1.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[0][1]);
+        printf("runner.%s_spawn_j2.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[0][2]);
+        printf("runner.%s.direct_seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best_direct);
+        printf("runner.%s.served_seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best_served);
+        printf("runner.%s.overhead_us_per_seed: %.0f us\n", tests[t], (best[1][1] - best_served) / SEEDS * 1e6);
+        printf("runner.%s.spawn_overhead_us_per_seed: %.0f us\n", tests[t],
+               (best[0][1] - best_direct) / SEEDS * 1e6);
+        printf("runner.%s.fork_vs_spawn_j1.ratio: %.2f x\n", tests[t], best[0][1] / best[1][1]);
+        printf("runner.%s.j2_vs_j1.ratio: %.2f x\n", tests[t], best[1][1] / best[1][2]);
     }
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

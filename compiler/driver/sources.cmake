@@ -23,6 +23,7 @@ target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c)
 set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/test_runner.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
   CACHE INTERNAL "")
 target_link_libraries(oxl PRIVATE oxlfront)

@@ -112,6 +112,11 @@ typedef struct runner {
     uint64_t procs_run;
     int tap_n;
     bool progress_shown;
+    tr_server *srv;          /* the fork server, started at the first process */
+    bool serve_off, serve_warned;
+    bool spawn_only;         /* the determinism re-run: a new exec, see run_sim_test */
+    char (*trash)[TR_PATH];  /* files and directories of ended processes, removed later */
+    size_t ntrash, trash_cap;
 } runner;
 
 /* ---- small helpers ---- */
@@ -470,7 +475,7 @@ static char *unescape_name(const char *s, size_t n, bool *ok) {
 
 static bool run_and_wait(runner *r, tr_proc *p) {
     while (!tr_proc_poll(p)) {
-        if (!tr_wait_event(0.25)) {
+        if (!tr_wait_event(0.25, -1)) {
             r->interrupted = true;
             tr_proc_kill(p);
             return false;
@@ -1187,8 +1192,39 @@ static bool find_trace(const char *text, uint64_t *trace) {
     return true;
 }
 
+/* The fork server failed: said once, and every later process is spawned. */
+static void serve_fail(runner *r, const char *why) {
+    r->serve_off = true;
+    if (r->serve_warned) return;
+    r->serve_warned = true;
+    clear_progress(r);
+    fprintf(stderr, "oxl test: warning: the fork server failed: %s; each process is started with posix_spawn from now on\n",
+            why);
+}
+
+/* What an ended process leaves is removed after the next processes have
+ * started: off the path from one process to the next. */
+static void trash(runner *r, const char *path) {
+    if (r->ntrash == r->trash_cap) {
+        r->trash_cap = r->trash_cap ? r->trash_cap * 2 : 16;
+        r->trash = tr_xrealloc(r->trash, r->trash_cap * sizeof *r->trash);
+    }
+    snprintf(r->trash[r->ntrash++], TR_PATH, "%s", path);
+}
+
+static void empty_trash(runner *r) {
+    for (size_t i = 0; i < r->ntrash; i++) tr_remove_tree(r->trash[i]);
+    r->ntrash = 0;
+}
+
 static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) {
-    tr_pathf(s->data, sizeof s->data, "%s/data-%lu", r->tmp, ++r->counter);
+    ++r->counter;
+    tr_pathf(s->data, sizeof s->data, "%s/data-%lu", r->tmp, r->counter);
+    /* new files each time rather than truncated ones: ext4 writes a file
+     * truncated to zero out when it is closed (auto_da_alloc), a disk
+     * write per process */
+    tr_pathf(s->out, sizeof s->out, "%s/out-%lu", r->tmp, r->counter);
+    tr_pathf(s->err, sizeof s->err, "%s/err-%lu", r->tmp, r->counter);
     if (mkdir(s->data, 0700) != 0) {
         fprintf(stderr, "oxl test: cannot create '%s': %s\n", s->data, strerror(errno));
         return false;
@@ -1199,7 +1235,21 @@ static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) 
     snprintf(data, sizeof data, "OXL_DATA_DIR=%s", s->data);
     const char *env[6] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data,
                           it->test->sim || report ? "OXL_SIM_REPORT=1" : "OXL_SIM_REPORT", NULL};
-    if (!tr_proc_start(&s->p, r->bin, NULL, env, s->out, s->err, r->o.timeout)) {
+    bool served = false;
+    if (!r->serve_off && !r->spawn_only) {
+        char why[1024];
+        if (!r->srv) {
+            char err[TR_PATH];
+            tr_pathf(err, sizeof err, "%s/serve.err", r->tmp);
+            r->srv = tr_server_start(r->bin, err, why, sizeof why);
+            if (!r->srv) serve_fail(r, why);
+        }
+        if (r->srv && !r->serve_off) {
+            served = tr_server_run(r->srv, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why);
+            if (!served) serve_fail(r, why);
+        }
+    }
+    if (!served && !tr_proc_start(&s->p, r->bin, NULL, env, s->out, s->err, r->o.timeout)) {
         fprintf(stderr, "oxl test: cannot start a process: %s\n", strerror(errno));
         tr_remove_tree(s->data);
         return false;
@@ -1230,7 +1280,9 @@ static void finish_slot(runner *r, slot *s, item *it) {
             free(err);
         }
     }
-    tr_remove_tree(s->data);
+    trash(r, s->data);
+    trash(r, s->out);
+    trash(r, s->err);
     s->busy = false;
     r->procs_run++;
 }
@@ -1252,11 +1304,7 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
                           item_done_fn done, void *ctx) {
     int nslots = r->o.jobs;
     slot *slots = tr_xmalloc((size_t)nslots * sizeof *slots);
-    for (int i = 0; i < nslots; i++) {
-        slots[i].busy = false;
-        tr_pathf(slots[i].out, sizeof slots[i].out, "%s/out-%d", r->tmp, i);
-        tr_pathf(slots[i].err, sizeof slots[i].err, "%s/err-%d", r->tmp, i);
-    }
+    for (int i = 0; i < nslots; i++) slots[i].busy = false;
     window w = {0};
     uint64_t stop = UINT64_MAX, emitted = 0, failed = 0;
     bool exhausted = false, broken = false;
@@ -1281,9 +1329,16 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
             }
             busy++;
         }
+        empty_trash(r); /* while the new processes run */
         if (busy == 0) break;
         double timeout = r->tty ? 0.1 : 1.0;
-        if (!tr_wait_event(timeout)) r->interrupted = true;
+        int fd = -1;
+        for (int i = 0; i < nslots; i++) {
+            if (!slots[i].busy || !slots[i].p.srv) continue;
+            fd = tr_server_fd(r->srv);
+            if (slots[i].p.ended) timeout = 0; /* its status came with another answer */
+        }
+        if (!tr_wait_event(timeout, fd)) r->interrupted = true;
         for (int i = 0; i < nslots; i++) {
             slot *s = &slots[i];
             if (!s->busy) continue;
@@ -1295,6 +1350,20 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
                 continue;
             }
             if (!tr_proc_poll(&s->p)) continue;
+            if (s->p.lost) {
+                /* the server died under it: run it again, spawned, in fresh
+                 * files and a fresh data directory */
+                serve_fail(r, tr_server_why(r->srv));
+                trash(r, s->data);
+                trash(r, s->out);
+                trash(r, s->err);
+                s->busy = false;
+                if (!start_slot(r, s, win_at(&w, s->pos), s->pos, report)) {
+                    broken = true;
+                    busy--;
+                }
+                continue;
+            }
             item *it = win_at(&w, s->pos);
             finish_slot(r, s, it);
             busy--;
@@ -1335,6 +1404,7 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
     for (uint64_t p = w.head; p < w.next; p++) free_item(win_at(&w, p));
     free(w.items);
     free(slots);
+    empty_trash(r);
     if (broken) r->interrupted = true;
     return emitted;
 }
@@ -1426,7 +1496,12 @@ static void run_sim_test(runner *r, outcome *oc, uint64_t total) {
         one.pre = &oc->fail.seed;
         one.npre = 1;
         one.all_shards = true;
+        /* spawned, not forked: two children of one server share its
+         * address layout, so behaviour that depends on addresses would
+         * repeat; a new exec lays the process out anew */
+        r->spawn_only = true;
         run_batch(r, &one, false, 1, NULL, true, rerun_done, oc);
+        r->spawn_only = false;
         if (r->interrupted) return;
         oc->nondet = oc->rerun_done && !same_failure(&oc->fail, &oc->rerun);
         report_seed(r, &oc->fail, oc->seeds_run - 1, oc);
@@ -1563,6 +1638,7 @@ static void free_runner(runner *r) {
     free(r->sel_count);
     for (size_t i = 0; i < r->nfails; i++) free(r->fails[i].name);
     free(r->fails);
+    free(r->trash);
 }
 
 static int run(runner *r) {
@@ -1577,6 +1653,15 @@ static int run(runner *r) {
     }
     int s = setup_shards(r);
     if (s >= 0) return s;
+    const char *fs = getenv("OXL_TEST_FORK_SERVER");
+    if (fs && *fs && strcmp(fs, "0") != 0 && strcmp(fs, "1") != 0) {
+        fprintf(stderr,
+                "oxl test: OXL_TEST_FORK_SERVER='%s' must be 1 (the default: the test binary forks each process) "
+                "or 0 (each process is started with posix_spawn)\n",
+                fs);
+        return TR_EXIT_USAGE;
+    }
+    r->serve_off = fs && strcmp(fs, "0") == 0;
     const char *tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     if ((size_t)snprintf(r->tmp, sizeof r->tmp, "%s/oxl-test-XXXXXX", tmpdir) >= sizeof r->tmp || !mkdtemp(r->tmp)) {
@@ -1632,6 +1717,7 @@ int tr_main(int argc, char **argv, const tr_hooks *hooks) {
         r.color = r.tty && !(getenv("NO_COLOR") && *getenv("NO_COLOR")) && !(term && strcmp(term, "dumb") == 0);
     if (r.o.format != FMT_HUMAN) r.color = false;
     s = run(&r);
+    tr_server_stop(r.srv);
     tr_signals_restore();
     if (r.tmp[0]) tr_remove_tree(r.tmp);
     free_runner(&r);

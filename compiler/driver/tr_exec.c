@@ -1,12 +1,15 @@
 /* tr_exec.c: the test runner's processes. Each runs in a process group of
  * its own, so a timeout or a cancelled seed kills whatever the test
  * started too. The runner blocks SIGCHLD and the terminating signals and
- * takes them with sigtimedwait: no handler runs inside the runner, and
- * Ctrl-C ends the run in an orderly way (children killed, files removed). */
+ * unblocks them only while it waits in tr_wait_event, whose poll also
+ * watches the fork server's answers; their handlers only write a byte to
+ * a pipe that poll sees (and note a terminating one), so Ctrl-C ends the
+ * run in an orderly way (children killed, files removed). */
 #include "tr_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -24,10 +27,23 @@ double tr_now(void) {
 extern char **environ;
 
 static sigset_t saved_mask;
-static struct sigaction saved_chld, saved_pipe;
+static struct sigaction saved_chld, saved_pipe, saved_stop[3];
+static const int stop_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 static bool blocked;
+static int wake_pipe[2] = {-1, -1};
+static volatile sig_atomic_t stop_seen;
 
-static void on_chld(int sig) { (void)sig; }
+static void on_signal(int sig) {
+    int e = errno;
+    if (sig != SIGCHLD) stop_seen = 1;
+    if (wake_pipe[1] >= 0) (void)!write(wake_pipe[1], "s", 1);
+    errno = e;
+}
+
+static void cloexec_nonblock(int fd) {
+    fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
 
 void tr_signals_block(void) {
     if (blocked) return;
@@ -38,17 +54,23 @@ void tr_signals_block(void) {
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
     sigprocmask(SIG_BLOCK, &set, &saved_mask);
+    stop_seen = 0;
+    if (wake_pipe[0] < 0 && pipe(wake_pipe) == 0) {
+        cloexec_nonblock(wake_pipe[0]);
+        cloexec_nonblock(wake_pipe[1]);
+    }
     /* SIGCHLD ignored would reap children behind the runner's back */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_chld;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, &saved_chld);
+    sa.sa_flags = 0;
+    for (int i = 0; i < 3; i++) sigaction(stop_sigs[i], &sa, &saved_stop[i]);
     /* `oxl test | head`: a closed stdout must not kill the runner and
      * leave its tests running in their own process groups */
     sa.sa_handler = SIG_IGN;
-    sa.sa_flags = 0;
     sigaction(SIGPIPE, &sa, &saved_pipe);
     blocked = true;
 }
@@ -57,23 +79,29 @@ void tr_signals_restore(void) {
     if (!blocked) return;
     sigaction(SIGCHLD, &saved_chld, NULL);
     sigaction(SIGPIPE, &saved_pipe, NULL);
+    for (int i = 0; i < 3; i++) sigaction(stop_sigs[i], &saved_stop[i], NULL);
     sigprocmask(SIG_SETMASK, &saved_mask, NULL);
     blocked = false;
 }
 
-bool tr_wait_event(double timeout) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+bool tr_wait_event(double timeout, int fd) {
     if (timeout < 0) timeout = 0;
-    struct timespec ts;
-    ts.tv_sec = (time_t)timeout;
-    ts.tv_nsec = (long)((timeout - (double)ts.tv_sec) * 1e9);
-    int sig = sigtimedwait(&set, NULL, &ts);
-    return !(sig == SIGINT || sig == SIGTERM || sig == SIGHUP);
+    struct pollfd pf[2] = {{wake_pipe[0], POLLIN, 0}, {fd, POLLIN, 0}};
+    sigset_t open, old;
+    sigprocmask(SIG_SETMASK, NULL, &open);
+    sigdelset(&open, SIGCHLD);
+    sigdelset(&open, SIGINT);
+    sigdelset(&open, SIGTERM);
+    sigdelset(&open, SIGHUP);
+    /* a signal that comes between the unblocking and poll writes to the
+     * pipe, so poll still returns at once */
+    sigprocmask(SIG_SETMASK, &open, &old);
+    if (!stop_seen) poll(pf, fd >= 0 ? 2 : 1, (int)(timeout * 1000 + 0.5));
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    char drain[64];
+    while (wake_pipe[0] >= 0 && read(wake_pipe[0], drain, sizeof drain) > 0) {
+    }
+    return !stop_seen;
 }
 
 /* The environment of a child: the runner's without the names env sets or
@@ -98,18 +126,20 @@ static char **child_env(const char *const *env) {
 }
 
 /* posix_spawn, not fork: the oxl executable maps LLVM, and copying its
- * page tables for every seed would cost more than the seed itself. */
-bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *const *env, const char *out,
-                   const char *err, double timeout) {
-    memset(p, 0, sizeof *p);
+ * page tables for every process would cost more than the process itself
+ * (the fork server forks the small test binary instead). */
+int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *env, int in_fd, int out_fd,
+             const char *out, const char *err) {
     fflush(stdout);
     fflush(stderr);
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&at);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+    else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out_fd >= 0) posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    else posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     sigset_t def, mask;
     sigemptyset(&def);
@@ -126,11 +156,18 @@ bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *con
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     char **envp = child_env(env);
     char *argv[3] = {(char *)exe, (char *)arg, NULL};
-    pid_t pid;
-    int e = posix_spawn(&pid, exe, &fa, &at, argv, envp);
+    int e = posix_spawn(pid, exe, &fa, &at, argv, envp);
     free(envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
+    return e;
+}
+
+bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *const *env, const char *out,
+                   const char *err, double timeout) {
+    memset(p, 0, sizeof *p);
+    pid_t pid;
+    int e = tr_spawn(&pid, exe, arg, env, -1, -1, out, err);
     if (e != 0) {
         errno = e;
         return false;
@@ -152,14 +189,43 @@ static void reap(tr_proc *p) {
 
 void tr_proc_kill(tr_proc *p) {
     if (!p->pid) return;
-    kill(-p->pid, SIGKILL);
-    kill(p->pid, SIGKILL);
-    reap(p);
+    if (p->srv) tr_server_pump(p->srv); /* an ended child is reaped: its pid is no longer its own */
+    if (!p->srv || !p->ended) {
+        kill(-p->pid, SIGKILL);
+        kill(p->pid, SIGKILL);
+    }
+    if (p->srv) {
+        /* the server reaps it and tells; killed is the result either way */
+        double until = tr_now() + 10;
+        while (!p->ended && tr_server_fd(p->srv) >= 0 && tr_now() < until) {
+            struct pollfd pf = {tr_server_fd(p->srv), POLLIN, 0};
+            poll(&pf, 1, 100);
+            tr_server_pump(p->srv);
+        }
+        if (!p->ended) p->end = tr_now();
+        p->lost = false;
+        p->pid = 0;
+    } else {
+        reap(p);
+    }
     p->killed = true;
 }
 
 bool tr_proc_poll(tr_proc *p) {
     if (!p->pid) return true;
+    if (p->srv) {
+        if (!p->ended) tr_server_pump(p->srv);
+        if (p->ended) {
+            p->pid = 0;
+            return true;
+        }
+        if (p->deadline > 0 && tr_now() >= p->deadline) {
+            tr_proc_kill(p);
+            p->timed_out = true;
+            return true;
+        }
+        return false;
+    }
     siginfo_t info;
     memset(&info, 0, sizeof info);
     /* WNOWAIT: the zombie keeps the group's id from being reused while

@@ -74,12 +74,17 @@ bool tr_cache_key(const char *pkg, const tr_hooks *h, int opt_level, char key[65
 const char *tr_cache_dir(char *buf, size_t cap);
 
 /* ---- processes ---- */
+typedef struct tr_server tr_server;
+
 typedef struct tr_proc {
     pid_t pid;          /* 0 when not running */
     double start, end;  /* monotonic seconds */
     double deadline;    /* 0: none */
     int wstatus;
     bool timed_out, killed;
+    tr_server *srv;     /* a child of this fork server; NULL: spawned by the runner */
+    bool ended;         /* srv: the server has told its status */
+    bool lost;          /* srv: the server ended first; the child was killed, its result is unknown */
 } tr_proc;
 
 double tr_now(void);
@@ -97,9 +102,37 @@ bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *con
 bool tr_proc_poll(tr_proc *p);
 /* Kills the process group and reaps the process. */
 void tr_proc_kill(tr_proc *p);
-/* Sleeps until a child changes state, a signal arrives or timeout
- * seconds pass. Returns false when SIGINT, SIGTERM or SIGHUP arrived. */
-bool tr_wait_event(double timeout);
+/* Sleeps until a child changes state, fd (when >= 0) is readable, a
+ * signal arrives or timeout seconds pass. Returns false when SIGINT,
+ * SIGTERM or SIGHUP arrived (then always, until tr_signals_block again). */
+bool tr_wait_event(double timeout, int fd);
+/* posix_spawn of exe (argv[0] = exe, one more argument or NULL) in a
+ * process group of its own with the runner's signal mask and default
+ * dispositions; stdin from in_fd (-1: /dev/null), stdout to out_fd or, when
+ * it is -1, the file out, stderr to the file err. 0 or an errno value. */
+int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *env, int in_fd, int out_fd,
+             const char *out, const char *err);
+/* ---- the fork server: the test binary's --serve (docs/test-binary.md) ---- */
+/* Starts `exe --serve`, its stderr into the file err. NULL, with why
+ * filled, when it cannot be started. */
+tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap);
+/* Has the server fork a child for p, as tr_proc_start would start exe:
+ * env may set or unset OXL_TEST_RUN, OXL_TEST_SEED, OXL_SIM_REPORT and
+ * OXL_DATA_DIR (the server's own environment has none of them). False,
+ * with why filled, when the server refused or failed: then nothing runs
+ * and the caller starts the process another way. */
+bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
+                   double timeout, char *why, size_t cap);
+/* The descriptor to wait on for its answers; -1 once it has ended. */
+int tr_server_fd(const tr_server *s);
+/* Reads what the server has said without blocking. */
+void tr_server_pump(tr_server *s);
+/* Why it ended, when it did ("" while it runs). */
+const char *tr_server_why(const tr_server *s);
+/* Closes its input, waits for it to exit (kills it after a grace time),
+ * frees it. Children still in flight are killed first. */
+void tr_server_stop(tr_server *s);
+
 /* "SIGSEGV", or "signal 40". */
 const char *tr_signal_name(int sig, char *buf, size_t cap);
 

@@ -14,9 +14,14 @@
  *     out        a line on stdout and one on stderr
  *     big        100 KB of numbered lines on stderr
  *     delay=MS   sleep MS milliseconds first
+ *     killserver the fork server that started this run is killed (SIGKILL)
+ *                before the run goes on (an exec'd run ignores it)
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
- * <OXL_DATA_DIR> <OXL_SIM_REPORT>" to FAKE_STATE_DIR/log. FAKE_LIST=fail
- * makes --list fail, FAKE_LIST=bad makes it print a malformed line. */
+ * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec>" to FAKE_STATE_DIR/log (fork:
+ * a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
+ * makes it print a malformed line. `--serve` is the serve mode, with the
+ * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=refuse
+ * makes it exit 2 at once, as a binary without the mode would. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +36,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "test_serve.h"
 
 static const char default_tests[] =
     "unit|-|-|adds numbers|\n"
@@ -117,10 +124,10 @@ static uint64_t fnv(const char *s, uint64_t h) {
     return h;
 }
 
-static bool sim, report;
+static bool sim, report, served;
 static uint64_t seed, trace;
 
-static void finish(int status) {
+static _Noreturn void finish(int status) {
     if (sim && report) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%d\n", seed, trace, (int)(seed % 17));
         if (status != 0) fprintf(stderr, "  t=0ms n0 start\n  t=5ms n0 panic\n");
@@ -136,8 +143,8 @@ static void log_run(int index, const char *seed_text) {
     char path[4096], line[8192];
     snprintf(path, sizeof path, "%s/log", dir);
     const char *data = getenv("OXL_DATA_DIR"), *rep = getenv("OXL_SIM_REPORT");
-    int n = snprintf(line, sizeof line, "%d %s %ld %ld %s %s\n", index, seed_text, (long)getpid(), (long)getpgrp(),
-                     data ? data : "-", rep ? rep : "-");
+    int n = snprintf(line, sizeof line, "%d %s %ld %ld %s %s %s\n", index, seed_text, (long)getpid(),
+                     (long)getpgrp(), data ? data : "-", rep ? rep : "-", served ? "fork" : "exec");
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
         (void)!write(fd, line, (size_t)n);
@@ -151,9 +158,27 @@ static void sleep_ms(long ms) {
     }
 }
 
+static test ts[64];
+static int n;
+
+static int run_test(void);
+
+static int serve_run(void *ctx) {
+    (void)ctx;
+    served = true;
+    return run_test();
+}
+
 int main(int argc, char **argv) {
-    test ts[64];
-    int n = load(ts, 64);
+    n = load(ts, 64);
+    if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
+        const char *mode = getenv("FAKE_SERVE");
+        if (mode && strcmp(mode, "refuse") == 0) {
+            fputs("fake_testbin: no serve mode today\n", stderr);
+            return 2;
+        }
+        return oxl_test_serve(serve_run, NULL);
+    }
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
         const char *mode = getenv("FAKE_LIST");
         if (mode && strcmp(mode, "fail") == 0) {
@@ -169,6 +194,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fake_testbin: unknown argument '%s'\n", argv[1]);
         return 2;
     }
+    return run_test();
+}
+
+/* One run as the environment says: exec'd, or in a child of --serve. */
+static int run_test(void) {
     const char *run = getenv("OXL_TEST_RUN");
     char *end;
     if (!run || !*run) {
@@ -223,6 +253,10 @@ int main(int argc, char **argv) {
     }
 
     trace = fnv(t->name, fnv(seed_text ? seed_text : "-", 0xcbf29ce484222325ull));
+    if (served && has_rule(t->rules, "killserver", seed, NULL)) {
+        kill(getppid(), SIGKILL);
+        sleep_ms(50);
+    }
     long ms;
     if (has_rule(t->rules, "delay", seed, &ms)) sleep_ms(ms);
     if (has_rule(t->rules, "out", seed, NULL)) {

@@ -360,15 +360,16 @@ static void test_process_env(void) {
     tap_contains(r.out, "test result: ok. 2 passed, 0 failed, 0 not run; 7 processes", "summary counts processes");
     char *log = read_log();
     tap_is_int(count_lines(log, ""), 7, "one process per unit test and per seed");
-    bool own_group = true, fresh = true, removed = true, report = true;
+    bool own_group = true, fresh = true, removed = true, report = true, forked = true;
     char dirs[16][TR_PATH];
     int nd = 0;
     for (const char *p = log; *p;) {
         int idx;
-        char seed[32], dir[TR_PATH], rep[8];
+        char seed[32], dir[TR_PATH], rep[8], via[8];
         long pid, pgid;
-        if (sscanf(p, "%d %31s %ld %ld %4095s %7s", &idx, seed, &pid, &pgid, dir, rep) == 6) {
+        if (sscanf(p, "%d %31s %ld %ld %4095s %7s %7s", &idx, seed, &pid, &pgid, dir, rep, via) == 7) {
             if (pid != pgid) own_group = false;
+            if (strcmp(via, "fork") != 0) forked = false;
             for (int k = 0; k < nd; k++)
                 if (strcmp(dirs[k], dir) == 0) fresh = false;
             if (nd < 16) snprintf(dirs[nd++], TR_PATH, "%s", dir);
@@ -379,6 +380,7 @@ static void test_process_env(void) {
         if (!nl) break;
         p = nl + 1;
     }
+    tap_ok(forked, "every process is a child of the fork server by default");
     tap_ok(own_group, "every process leads its own process group");
     tap_ok(fresh, "every process has its own OXL_DATA_DIR");
     tap_ok(removed, "the data directories (with files in them) are removed afterwards");
@@ -386,6 +388,165 @@ static void test_process_env(void) {
     tap_ok(dir_empty(tmpd), "the runner leaves nothing in TMPDIR");
     free(log);
     free_result(&r);
+}
+
+static bool alive(long pid);
+
+/* How many processes of the log ran as "fork" (a child of the server)
+ * and as "exec"; seed (or -1 for any) selects lines of test idx. */
+static void count_via(const char *log, int idx, long seed, int *fork_n, int *exec_n) {
+    *fork_n = *exec_n = 0;
+    for (const char *p = log; *p;) {
+        int i;
+        char sd[32], dir[TR_PATH], rep[8], via[8];
+        long pid, pgid;
+        if (sscanf(p, "%d %31s %ld %ld %4095s %7s %7s", &i, sd, &pid, &pgid, dir, rep, via) == 7 && i == idx &&
+            (seed < 0 || atol(sd) == seed)) {
+            if (strcmp(via, "fork") == 0) ++*fork_n;
+            else ++*exec_n;
+        }
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+}
+
+/* Fork servers of this work directory still running (argv: <binary in
+ * the cache> --serve). */
+static int servers_left(void) {
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char p[300];
+        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+        size_t len;
+        char *c = tr_read_all(p, 8192, &len);
+        if (!c) continue;
+        if (len > strlen(c) + 1 && strncmp(c, cache, strlen(cache)) == 0 && strcmp(c + strlen(c) + 1, "--serve") == 0 &&
+            alive(atol(e->d_name)))
+            n++;
+        free(c);
+    }
+    closedir(d);
+    return n;
+}
+
+/* JSON lines without their "seconds" fields (times differ run to run)
+ * and "processes" (under -j 2 a seed after a failure may or may not have
+ * started before it). */
+static char *without_timing(const char *s) {
+    tr_buf b = {0};
+    for (const char *p = s; *p;) {
+        const char *q = strstr(p, "\"seconds\":"), *q2 = strstr(p, "\"processes\":");
+        if (!q || (q2 && q2 < q)) q = q2;
+        if (!q) {
+            tr_buf_puts(&b, p);
+            break;
+        }
+        tr_buf_add(&b, p, (size_t)(q - p));
+        p = q + 1;
+        while (*p && *p != ',' && *p != '}') p++;
+    }
+    return b.s ? b.s : tr_xstrdup("");
+}
+
+static void test_fork_server(void) {
+    const char *spec = "unit|-|-|u ok|out\nunit|-|-|u bad|fail out\nsim|1|12|s|fail@9 out@9 segv@11\n"
+                       "sim|1|6|crash|abort@4\n";
+    set_tests(spec);
+    reset_state();
+    result served = run_env(NULL, ARGS(pkg, "--no-fail-fast", "-j", "2", "--format", "json"));
+    char *log = read_log();
+    int f, x;
+    count_via(log, 2, -1, &f, &x);
+    tap_ok(f >= 9 && x == 1, "the fork server ran seeds 1..9 (and 10 with -j 2; %d forked, %d exec'd)", f, x);
+    count_via(log, 2, 9, &f, &x);
+    tap_ok(f == 1 && x == 1, "the determinism re-run of seed 9 is spawned: a new address layout (%d, %d)", f, x);
+    free(log);
+    remove_failures();
+    reset_state();
+    result spawned = run_env(ENV("OXL_TEST_FORK_SERVER=0"), ARGS(pkg, "--no-fail-fast", "-j", "2", "--format", "json"));
+    log = read_log();
+    count_via(log, 2, -1, &f, &x);
+    tap_ok(f == 0 && x >= 10, "OXL_TEST_FORK_SERVER=0 spawns every process (%d forked, %d exec'd)", f, x);
+    free(log);
+    remove_failures();
+    char *a = without_timing(served.out), *b = without_timing(spawned.out);
+    tap_is_int(served.status, spawned.status, "the same exit status on both paths (%d)", served.status);
+    tap_is_str(a, b, "the same report on both paths: results, signals, traces, captured output");
+    tap_contains(a, "\"signal\":\"SIGABRT\"", "a signal through the server is named");
+    tap_ok(strstr(served.err, "warning") == NULL, "no warning when the server works");
+    free(a);
+    free(b);
+    free_result(&served);
+    free_result(&spawned);
+    tap_is_int(servers_left(), 0, "no fork server outlives its run");
+
+    result r = run_env(ENV("OXL_TEST_FORK_SERVER=yes"), ARGS(pkg));
+    tap_is_int(r.status, 2, "OXL_TEST_FORK_SERVER=yes: usage error");
+    tap_contains(r.err, "oxl test: OXL_TEST_FORK_SERVER='yes' must be 1", "named message");
+    free_result(&r);
+    r = run_env(ENV("OXL_TEST_FORK_SERVER=1"), ARGS(pkg, "--kind", "unit"));
+    tap_is_int(r.status, 1, "OXL_TEST_FORK_SERVER=1 is the default");
+    free_result(&r);
+
+    /* a binary that cannot serve: one warning, every process spawned */
+    reset_state();
+    r = run_env(ENV("FAKE_SERVE=refuse"), ARGS(pkg, "--no-fail-fast", "-j", "2"));
+    log = read_log();
+    count_via(log, 2, -1, &f, &x);
+    tap_ok(f == 0 && x >= 10, "a server that cannot start: every seed spawned (%d forked, %d exec'd)", f, x);
+    tap_is_int(count_lines(r.err, "oxl test: warning: the fork server failed"), 1, "said once");
+    tap_contains(r.err, "it exited with status 2: fake_testbin: no serve mode today; each process is started with "
+                 "posix_spawn from now on", "with the server's status and its last stderr line");
+    tap_contains(r.out, "seed 9 failed (9 of 12 seeds run)", "the results are all there");
+    tap_contains(r.out, "test result: FAILED. 1 passed, 3 failed", "every test ran");
+    free(log);
+    free_result(&r);
+    remove_failures();
+
+    /* the server dies while seed 5 runs: it runs again, spawned, and the
+     * rest too; nothing is lost and no process is left */
+    set_tests("sim|1|12|dies|killserver@5 delay=100@5 fail@9 out@9\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "2"));
+    log = read_log();
+    count_via(log, 0, 5, &f, &x);
+    tap_ok(f == 1 && x == 1, "seed 5 ran in the server's child, then spawned (%d, %d)", f, x);
+    count_via(log, 0, 9, &f, &x);
+    tap_ok(f == 0 && x == 2, "later seeds are spawned (seed 9 and its re-run: %d, %d)", f, x);
+    bool all = true;
+    for (long sd = 1; sd <= 9; sd++) {
+        count_via(log, 0, sd, &f, &x);
+        if (f + x == 0 || (sd >= 8 && f != 0)) all = false;
+    }
+    tap_ok(all, "every seed up to the failure ran, spawned once the server was gone");
+    tap_is_int(r.status, 1, "status 1");
+    tap_contains(r.out, "seed 9 failed (9 of 12 seeds run)\n", "the same first failure as without the server's death");
+    tap_contains(r.out, "--- stdout of seed 9 ---\nstdout of seed 9\n", "its output");
+    tap_is_int(count_lines(r.err, "oxl test: warning: the fork server failed: it "), 1, "one warning");
+    tap_is_int(servers_left(), 0, "no server left");
+    tap_ok(dir_empty(tmpd), "no files left");
+    if (r.status != 1 || count_lines(r.err, "oxl test: warning: ") != 1) show(&r);
+    free(log);
+    free_result(&r);
+    remove_failures();
+
+    /* the result of the run again is the seed's: here a failure */
+    set_tests("sim|1|6|dies failing|killserver@3 fail@3\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "1"));
+    log = read_log();
+    count_via(log, 0, 3, &f, &x);
+    tap_ok(f == 1 && x == 2, "seed 3: served, then spawned, then its re-run spawned (%d, %d)", f, x);
+    tap_contains(r.out, "seed 3 failed (3 of 6 seeds run)\n", "a seed whose server died fails as it should");
+    tap_ok(strstr(r.out, "not deterministic") == NULL, "and deterministically");
+    free(log);
+    free_result(&r);
+    remove_failures();
 }
 
 static void test_lowest_seed(void) {
@@ -902,6 +1063,7 @@ static void test_terminal_and_interrupt(void) {
     free(c);
     for (int i = 0; i < 200 && cp > 0 && alive(cp); i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
     tap_ok(cp > 0 && !alive(cp), "the tests' processes are gone");
+    tap_is_int(servers_left(), 0, "and the fork server");
     tap_ok(dir_empty(tmpd), "and the runner's files");
     free_result(&r);
 }
@@ -999,6 +1161,7 @@ int main(void) {
     test_escapes_and_hashes();
     test_default_run();
     test_process_env();
+    test_fork_server();
     test_lowest_seed();
     test_timeout();
     test_signals();

@@ -6,6 +6,7 @@
 #include "oxl_rt.h"
 #include "oxl_sched.h"
 #include "oxl_test.h"
+#include "test_serve.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -132,18 +133,9 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     return status;
 }
 
-int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t ntests) {
-    oxl_rt_init();
-    oxl_catch_stack_overflow();
-    if (argc > 1) {
-        if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-            list_tests(tests, ntests);
-            return 0;
-        }
-        fprintf(stderr, "usage: %s [--list]  (run a test with OXL_TEST_RUN=<index> [OXL_TEST_SEED=<n>])\n",
-                argv[0]);
-        return 2;
-    }
+/* One test as the environment names it: the exec'd path and, in each
+ * forked child, the serve mode. */
+static int run_from_env(const oxl_test_case *tests, int64_t ntests) {
     const char *run = getenv("OXL_TEST_RUN");
     uint64_t index;
     if (!run) {
@@ -178,4 +170,36 @@ int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t nte
         return 2;
     }
     return run_sim(tc, seed, report);
+}
+
+typedef struct serve_ctx {
+    const oxl_test_case *tests;
+    int64_t ntests;
+} serve_ctx;
+
+static int serve_run(void *arg) {
+    const serve_ctx *c = arg;
+    return run_from_env(c->tests, c->ntests);
+}
+
+int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t ntests) {
+    /* the one-time setup a served child inherits: the collector and the
+     * stack overflow handler; nothing that depends on the seed */
+    oxl_rt_init();
+    oxl_catch_stack_overflow();
+    if (argc > 1) {
+        if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+            list_tests(tests, ntests);
+            return 0;
+        }
+        if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
+            serve_ctx c = {tests, ntests};
+            return oxl_test_serve(serve_run, &c);
+        }
+        fprintf(stderr,
+                "usage: %s [--list | --serve]  (run a test with OXL_TEST_RUN=<index> [OXL_TEST_SEED=<n>])\n",
+                argv[0]);
+        return 2;
+    }
+    return run_from_env(tests, ntests);
 }

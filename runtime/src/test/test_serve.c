@@ -1,0 +1,232 @@
+/* test_serve.c: the serve mode of a test binary (docs/test-binary.md).
+ * An exec of the test binary costs several times a fork of it, so the
+ * runner keeps one server per run that has done the one-time setup and
+ * forks a child per seed. The child is made to look like an exec'd seed:
+ * its own process group, stdin from /dev/null, its output in the request's
+ * files, the protocol's variables in its environment, SIGCHLD back at its
+ * default, and no descriptor of the server left open.
+ *
+ * Requests (fd 0), one line each, six fields separated by tabs:
+ *     <OXL_TEST_RUN> <OXL_TEST_SEED> <OXL_SIM_REPORT> <stdout> <stderr> <OXL_DATA_DIR>
+ * `-` leaves a variable unset; backslash, tab and newline in a field are
+ * written `\\`, `\t`, `\n`. Answers (fd 1), one line each:
+ *     ready                   once, at start
+ *     pid <pid>               a request's child was started
+ *     error <message>         a request was not run (malformed, files, fork)
+ *     status <pid> <wstatus>  a child ended (wait status as waitpid gives it)
+ * `pid` or `error` answers the requests in order; `status` lines come as
+ * children end, several may be in flight. */
+#include "test_serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SERVE_LINE 16384 /* a request: three paths and three short values */
+#define SERVE_FIELDS 6
+
+static int chld_pipe[2] = {-1, -1};
+
+static void on_chld(int sig) {
+    (void)sig;
+    int e = errno;
+    (void)!write(chld_pipe[1], "c", 1);
+    errno = e;
+}
+
+/* A failed write means the runner is gone: nothing is left to serve. */
+static void answer(const char *fmt, ...) {
+    char buf[SERVE_LINE];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1;
+    for (size_t done = 0; done < (size_t)n;) {
+        ssize_t w = write(1, buf + done, (size_t)n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) _exit(3);
+        done += (size_t)w;
+    }
+}
+
+/* Splits line into fields at tabs and undoes the escapes in place. */
+static const char *split(char *line, char *f[SERVE_FIELDS]) {
+    int n = 0;
+    char *out = line;
+    f[n++] = out;
+    for (char *p = line; *p; p++) {
+        if (*p == '\t') {
+            *out++ = '\0';
+            if (n == SERVE_FIELDS) return "expected 6 fields separated by tabs";
+            f[n++] = out;
+        } else if (*p == '\\') {
+            p++;
+            if (*p == '\\') *out++ = '\\';
+            else if (*p == 't') *out++ = '\t';
+            else if (*p == 'n') *out++ = '\n';
+            else return "a backslash not followed by \\, t or n";
+        } else {
+            *out++ = *p;
+        }
+    }
+    *out = '\0';
+    if (n != SERVE_FIELDS) return "expected 6 fields separated by tabs";
+    if (!*f[3] || !*f[4]) return "empty stdout or stderr path";
+    for (int i = 0; i < SERVE_FIELDS; i++)
+        if (i != 3 && i != 4 && !*f[i]) return "an empty field (write '-' to leave a variable unset)";
+    return NULL;
+}
+
+static void set_var(const char *name, const char *value) {
+    if (strcmp(value, "-") == 0) unsetenv(name);
+    else setenv(name, value, 1);
+}
+
+typedef struct server {
+    int (*run)(void *);
+    void *ctx;
+    int devnull;
+    struct sigaction old_chld;
+    long in_flight;
+} server;
+
+static void start(server *s, char *line) {
+    char *f[SERVE_FIELDS];
+    const char *why = split(line, f);
+    if (why) {
+        answer("error malformed request: %s\n", why);
+        return;
+    }
+    int out = open(f[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0) {
+        answer("error cannot open '%s': %s\n", f[3], strerror(errno));
+        return;
+    }
+    int err = open(f[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err < 0) {
+        answer("error cannot open '%s': %s\n", f[4], strerror(errno));
+        close(out);
+        return;
+    }
+    /* nothing buffered may be written twice */
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        answer("error cannot fork: %s\n", strerror(errno));
+        close(out);
+        close(err);
+        return;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        sigaction(SIGCHLD, &s->old_chld, NULL);
+        dup2(s->devnull, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        close(out);
+        close(err);
+        close(s->devnull);
+        close(chld_pipe[0]);
+        close(chld_pipe[1]);
+        set_var("OXL_TEST_RUN", f[0]);
+        set_var("OXL_TEST_SEED", f[1]);
+        set_var("OXL_SIM_REPORT", f[2]);
+        set_var("OXL_DATA_DIR", f[5]);
+        exit(s->run(s->ctx)); /* exit, not _exit: as main returning, atexit handlers flush */
+    }
+    /* also from this side, so the group exists before the runner can
+     * kill it by the pid it is about to learn */
+    setpgid(pid, pid);
+    close(out);
+    close(err);
+    s->in_flight++;
+    answer("pid %ld\n", (long)pid);
+}
+
+/* Reaps every ended child. WNOWAIT first: while the child is a zombie its
+ * group id cannot be reused, so killing what is left of its group cannot
+ * hit another process. */
+static void reap(server *s) {
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) return;
+        pid_t pid = si.si_pid;
+        kill(-pid, SIGKILL);
+        int st = 0;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        s->in_flight--;
+        answer("status %ld %d\n", (long)pid, st);
+    }
+}
+
+int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
+    server s = {.run = run, .ctx = ctx, .devnull = open("/dev/null", O_RDWR)};
+    if (s.devnull < 0 || pipe(chld_pipe) != 0) {
+        fprintf(stderr, "error: --serve: cannot set up: %s\n", strerror(errno));
+        return 2;
+    }
+    for (int i = 0; i < 2; i++) fcntl(chld_pipe[i], F_SETFL, fcntl(chld_pipe[i], F_GETFL) | O_NONBLOCK);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_chld;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &sa, &s.old_chld);
+    answer("ready\n");
+    static char buf[SERVE_LINE];
+    size_t len = 0;
+    bool input = true, skipping = false;
+    while (input || s.in_flight > 0) {
+        struct pollfd pf[2] = {{chld_pipe[0], POLLIN, 0}, {0, POLLIN, 0}};
+        if (poll(pf, input ? 2 : 1, -1) < 0) {
+            if (errno != EINTR) break;
+            continue;
+        }
+        if (pf[0].revents) {
+            char drain[64];
+            while (read(chld_pipe[0], drain, sizeof drain) > 0) {
+            }
+            reap(&s);
+        }
+        if (!input || !pf[1].revents) continue;
+        ssize_t n = read(0, buf + len, sizeof buf - 1 - len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            input = false;
+            if (len && !skipping) answer("error malformed request: the input ended inside a line\n");
+            continue;
+        }
+        len += (size_t)n;
+        char *p = buf, *nl;
+        while ((nl = memchr(p, '\n', len - (size_t)(p - buf)))) {
+            *nl = '\0';
+            if (skipping) skipping = false;
+            else start(&s, p);
+            p = nl + 1;
+        }
+        len -= (size_t)(p - buf);
+        memmove(buf, p, len);
+        if (len == sizeof buf - 1) {
+            /* no request is this long: answer once, drop it up to its newline */
+            if (!skipping) answer("error malformed request: longer than %d bytes\n", SERVE_LINE - 1);
+            skipping = true;
+            len = 0;
+        }
+    }
+    reap(&s);
+    return 0;
+}
