@@ -3,6 +3,11 @@
 #include "bench_util.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,4 +34,24 @@ int bench_run(char *const argv[], const char *out, const char *err, double *seco
         st = -1;
     posix_spawn_file_actions_destroy(&fa);
     return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+bool bench_find_oxl(const char *given, char *oxl, size_t cap) {
+    if (given) {
+        if ((size_t)snprintf(oxl, cap, "%s", given) >= cap) return false;
+    } else {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) return false;
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) *slash = '\0';
+        if ((size_t)snprintf(oxl, cap, "%s/../oxl", self) >= cap) return false;
+    }
+    return access(oxl, X_OK) == 0;
+}
+
+const char *bench_cc(void) {
+    const char *cc = getenv("CC");
+    return cc && *cc ? cc : "cc";
 }

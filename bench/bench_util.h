@@ -3,6 +3,9 @@
 #ifndef OXL_BENCH_UTIL_H
 #define OXL_BENCH_UTIL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* Seconds on CLOCK_MONOTONIC. */
 double bench_now(void);
 
@@ -11,5 +14,13 @@ double bench_now(void);
  * wall time. Returns its exit status, -1 when it could not run or was
  * killed by a signal. */
 int bench_run(char *const argv[], const char *out, const char *err, double *seconds);
+
+/* The oxl to measure: `given` when not NULL, else the one beside the
+ * benchmark's directory (build/bench/../oxl). False when it is not an
+ * executable (or the path does not fit). */
+bool bench_find_oxl(const char *given, char *oxl, size_t cap);
+
+/* The C compiler: $CC, else cc. */
+const char *bench_cc(void);
 
 #endif

@@ -292,24 +292,9 @@ static long generate(const char *pkg, const char *cfile, long want, long *c_line
     return fclose(cf) == 0 ? lines : -1;
 }
 
-static bool find_oxl(int argc, char **argv, char *oxl, size_t cap) {
-    if (argc > 1) {
-        snprintf(oxl, cap, "%s", argv[1]);
-    } else {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) return false;
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) *slash = '\0';
-        if ((size_t)snprintf(oxl, cap, "%s/../oxl", self) >= cap) return false;
-    }
-    return access(oxl, X_OK) == 0;
-}
-
 int main(int argc, char **argv) {
     char oxl[PATH_MAX];
-    if (!find_oxl(argc, argv, oxl, sizeof oxl)) {
+    if (!bench_find_oxl(argc > 1 ? argv[1] : NULL, oxl, sizeof oxl)) {
         fprintf(stderr, "bench_compile: no oxl found (build it, or pass its path)\n");
         return 2;
     }
@@ -318,8 +303,7 @@ int main(int argc, char **argv) {
         perror("mkdtemp");
         return 2;
     }
-    const char *cc = getenv("CC");
-    if (!cc || !*cc) cc = "cc";
+    const char *cc = bench_cc();
     static const long sizes[] = {1000, 10000};
     int status = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {

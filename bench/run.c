@@ -281,21 +281,6 @@ static double time_run(const char *exe, const char *out_path) {
     return s;
 }
 
-static bool find_oxl(int argc, char **argv, char *oxl, size_t cap) {
-    if (argc > 1 && strchr(argv[1], '/')) {
-        snprintf(oxl, cap, "%s", argv[1]);
-    } else {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) return false;
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) *slash = '\0';
-        if ((size_t)snprintf(oxl, cap, "%s/../oxl", self) >= cap) return false;
-    }
-    return access(oxl, X_OK) == 0;
-}
-
 static bool wanted(int argc, char **argv, const char *name) {
     int first = argc > 1 && strchr(argv[1], '/') ? 2 : 1;
     if (first >= argc) return true;
@@ -306,7 +291,7 @@ static bool wanted(int argc, char **argv, const char *name) {
 
 int main(int argc, char **argv) {
     char oxl[PATH_MAX];
-    if (!find_oxl(argc, argv, oxl, sizeof oxl)) {
+    if (!bench_find_oxl(argc > 1 && strchr(argv[1], '/') ? argv[1] : NULL, oxl, sizeof oxl)) {
         fprintf(stderr, "bench_run: no oxl found (build it, or pass its path)\n");
         return 2;
     }
@@ -315,8 +300,7 @@ int main(int argc, char **argv) {
         perror("mkdtemp");
         return 2;
     }
-    const char *cc = getenv("CC");
-    if (!cc || !*cc) cc = "cc";
+    const char *cc = bench_cc();
     int status = 0;
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         const bench_case *bc = &cases[k];
