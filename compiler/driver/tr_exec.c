@@ -211,6 +211,14 @@ void tr_proc_kill(tr_proc *p) {
     p->killed = true;
 }
 
+/* A process past its deadline is killed (its whole group) and marked. */
+static bool past_deadline(tr_proc *p) {
+    if (p->deadline <= 0 || tr_now() < p->deadline) return false;
+    tr_proc_kill(p);
+    p->timed_out = true;
+    return true;
+}
+
 bool tr_proc_poll(tr_proc *p) {
     if (!p->pid) return true;
     if (p->srv) {
@@ -219,12 +227,7 @@ bool tr_proc_poll(tr_proc *p) {
             p->pid = 0;
             return true;
         }
-        if (p->deadline > 0 && tr_now() >= p->deadline) {
-            tr_proc_kill(p);
-            p->timed_out = true;
-            return true;
-        }
-        return false;
+        return past_deadline(p);
     }
     siginfo_t info;
     memset(&info, 0, sizeof info);
@@ -235,12 +238,7 @@ bool tr_proc_poll(tr_proc *p) {
         reap(p);
         return true;
     }
-    if (p->deadline > 0 && tr_now() >= p->deadline) {
-        tr_proc_kill(p);
-        p->timed_out = true;
-        return true;
-    }
-    return false;
+    return past_deadline(p);
 }
 
 const char *tr_signal_name(int sig, char *buf, size_t cap) {
