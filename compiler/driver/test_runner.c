@@ -160,7 +160,16 @@ unsigned long long tr_shard_hash(const char *name, bool has_seed, unsigned long 
     char num[24];
     if (has_seed) snprintf(num, sizeof num, "%llu", seed);
     else snprintf(num, sizeof num, "-");
-    return tr_fnv1a64(h, num, strlen(num));
+    h = tr_fnv1a64(h, num, strlen(num));
+    /* FNV-1a's low bits follow the last byte (mod 2 it is the parity of
+     * the seed's last digit): MurmurHash3's 64-bit finalizer mixes every
+     * bit into every other before the modulus */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
 }
 
 static bool in_shard(const runner *r, const tr_test *t, uint64_t seed) {

@@ -763,7 +763,21 @@ static int cmp_lines(const void *a, const void *b) { return strcmp(*(char *const
 static void test_sharding(void) {
     tap_is_uint(tr_fnv1a64(TR_FNV_OFFSET, "a", 1), 0xaf63dc4c8601ec8cull, "FNV-1a 64 of \"a\" (published vector)");
     uint64_t h = tr_fnv1a64(tr_fnv1a64(TR_FNV_OFFSET, "ring\0", 5), "17", 2);
-    tap_is_uint(tr_shard_hash("ring", true, 17), h, "the shard hash is FNV-1a 64 of \"<name>\\0<seed>\"");
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    tap_is_uint(tr_shard_hash("ring", true, 17), h, "the shard hash is fmix64 of FNV-1a 64 of \"<name>\\0<seed>\"");
+    /* two shards are not the seeds' parity, and 1,000 seeds split evenly */
+    int odd_in_0 = 0, in_0 = 0;
+    for (unsigned long long seed = 1; seed <= 1000; seed++) {
+        bool zero = tr_shard_hash("ring", true, seed) % 2 == 0;
+        in_0 += zero;
+        odd_in_0 += zero && seed % 2 == 1;
+    }
+    tap_ok(odd_in_0 > 200 && odd_in_0 < 300, "shard 0 of 2 holds %d of the 500 odd seeds (not a parity split)", odd_in_0);
+    tap_ok(in_0 > 450 && in_0 < 550, "shard 0 of 2 holds %d of 1,000 seeds", in_0);
 
     set_tests("unit|-|-|u1|\nunit|-|-|u2|\nunit|-|-|u3|\nsim|1|30|alpha|\nsim|5|25|beta|\nsim|1|1|gamma|\n");
     tr_buf all = {0};
