@@ -1226,7 +1226,9 @@ static void empty_trash(runner *r) {
     r->ntrash = 0;
 }
 
-static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) {
+/* A fresh data directory and capture file names for the slot's next
+ * process. False (reported) when the directory cannot be made. */
+static bool fresh_paths(runner *r, slot *s) {
     ++r->counter;
     tr_pathf(s->data, sizeof s->data, "%s/data-%lu", r->tmp, r->counter);
     /* new files each time rather than truncated ones: ext4 writes a file
@@ -1238,6 +1240,11 @@ static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) 
         fprintf(stderr, "oxl test: cannot create '%s': %s\n", s->data, strerror(errno));
         return false;
     }
+    return true;
+}
+
+static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) {
+    if (!fresh_paths(r, s)) return false;
     char run[48], seed[48], data[TR_PATH + 16];
     snprintf(run, sizeof run, "OXL_TEST_RUN=%d", it->test->index);
     snprintf(seed, sizeof seed, "OXL_TEST_SEED=%" PRIu64, it->seed);
@@ -1255,7 +1262,17 @@ static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) 
         }
         if (r->srv && !r->serve_off) {
             served = tr_server_run(r->srv, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why);
-            if (!served) serve_fail(r, why);
+            if (!served) {
+                serve_fail(r, why);
+                /* the server may have forked a child into these paths
+                 * before it failed (it dies with the server): the
+                 * spawned process gets paths of its own */
+                trash(r, s->data);
+                trash(r, s->out);
+                trash(r, s->err);
+                if (!fresh_paths(r, s)) return false;
+                snprintf(data, sizeof data, "OXL_DATA_DIR=%s", s->data);
+            }
         }
     }
     if (!served && !tr_proc_start(&s->p, r->bin, NULL, env, s->out, s->err, r->o.timeout)) {

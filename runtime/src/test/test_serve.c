@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -122,6 +123,7 @@ static void start(server *s, char *line) {
     /* nothing buffered may be written twice */
     fflush(stdout);
     fflush(stderr);
+    pid_t server_pid = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         answer("error cannot fork: %s\n", strerror(errno));
@@ -131,6 +133,11 @@ static void start(server *s, char *line) {
     }
     if (pid == 0) {
         setpgid(0, 0);
+        /* A child outlives no server: when the server dies before it
+         * could tell the runner this child's pid, nobody else could kill
+         * it, and the runner runs the seed again elsewhere. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != server_pid) _exit(137);
         sigaction(SIGCHLD, &s->old_chld, NULL);
         dup2(s->devnull, 0);
         dup2(out, 1);
