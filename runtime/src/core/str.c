@@ -288,7 +288,7 @@ void oxl_sb_instant(oxl_sb *b, int64_t unix_ns) {
         char frac[16];
         snprintf(frac, sizeof frac, ".%09" PRId64, ns);
         size_t k = strlen(frac);
-        while (frac[k - 1] == '0') frac[--k] = 0;
+        while (k > 2 && frac[k - 1] == '0') frac[--k] = 0; /* ns != 0: a digit stays */
         n += snprintf(buf + n, sizeof buf - (size_t)n, "%s", frac);
     }
     buf[n++] = 'Z';
