@@ -433,28 +433,6 @@ LLVMValueRef cg_spawn(cg_module *m, const ast_node *e) {
 
 /* ---- channels ---- */
 
-/* A received word as a T?: none (NULL) when the channel was closed, else
- * the value boxed with its member's tag; a union element already is a box
- * (or none), and widening keeps it. */
-static LLVMValueRef optional_of(cg_module *m, LLVMValueRef ok, LLVMValueRef w, const sema_type *elem) {
-    if (elem->kind == TY_UNION || elem->kind == TY_NONE) return LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
-    LLVMBasicBlockRef from = LLVMGetInsertBlock(m->b);
-    LLVMBasicBlockRef box_bb = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "recv.box");
-    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "recv.end");
-    LLVMBuildCondBr(m->b, ok, box_bb, end);
-    LLVMPositionBuilderAtEnd(m->b, box_bb);
-    LLVMTypeRef ps[2] = {m->t_i64, m->t_i64};
-    LLVMValueRef args[2] = {i64c(m, elem->id), w};
-    LLVMValueRef box = call_fn(m, cg_runtime_fn(m, "oxl_box_new", m->t_ptr, ps, 2, false), args, 2);
-    LLVMBuildBr(m->b, end);
-    LLVMPositionBuilderAtEnd(m->b, end);
-    LLVMValueRef phi = LLVMBuildPhi(m->b, m->t_ptr, "");
-    LLVMValueRef vals[2] = {LLVMConstNull(m->t_ptr), box};
-    LLVMBasicBlockRef bbs[2] = {from, box_bb};
-    LLVMAddIncoming(phi, vals, bbs, 2);
-    return phi;
-}
-
 /* ok = oxl_chan_recv_word(c, &w); the word slot is an entry alloca. */
 static LLVMValueRef recv_word(cg_module *m, LLVMValueRef chan, LLVMValueRef slot, base_span at) {
     LLVMTypeRef ps[4] = {m->t_ptr, LLVMPointerType(m->t_i64, 0), m->t_ptr, m->t_i32};
@@ -497,7 +475,7 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
     if (strcmp(name, "recv") == 0 && e->list.len == 0) {
         LLVMValueRef slot = cg_entry_alloca(m, m->t_i64, "recv");
         LLVMValueRef ok = recv_word(m, c, slot, e->span);
-        return optional_of(m, ok, LLVMBuildLoad2(m->b, m->t_i64, slot, ""), ct->elem);
+        return cg_optional(m, ok, LLVMBuildLoad2(m->b, m->t_i64, slot, ""), ct->elem, e->type);
     }
     if (strcmp(name, "close") == 0 && e->list.len == 0) {
         LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
@@ -704,7 +682,7 @@ bool cg_select(cg_module *m, const ast_node *s) {
             LLVMValueRef idx[2] = {zero, LLVMConstInt(m->t_i32, k, 0)};
             LLVMValueRef w = LLVMBuildLoad2(m->b, m->t_i64, LLVMBuildInBoundsGEP2(m->b, arr_w, words, idx, 2, ""), "");
             LLVMValueRef ok = LLVMBuildICmp(m->b, LLVMIntEQ, LLVMBuildLoad2(m->b, m->t_i32, closed, ""), zero, "");
-            LLVMValueRef v = optional_of(m, ok, w, ch->type->elem);
+            LLVMValueRef v = cg_optional(m, ok, w, ch->type->elem, ((const sema_sym *)arm->sym)->type);
             LLVMValueRef slot = cg_local_storage(m, arm, m->t_ptr, arm->name);
             LLVMBuildStore(m->b, v, slot);
             cg_add_local(m, arm, slot);
