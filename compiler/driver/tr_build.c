@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "paths.h"
 
 #ifndef OXL_STD_DIR
 #define OXL_STD_DIR "std"
@@ -24,7 +25,7 @@ static int build_with_driver(void *ctx, const char *pkg, const char *out, bool s
 }
 
 int tr_command(int argc, char **argv) {
-    static char self[PATH_MAX], rt[PATH_MAX + 32];
+    static char self[PATH_MAX], rt[PATH_MAX + 32], std[PATH_MAX + 32];
     tr_hooks h;
     memset(&h, 0, sizeof h);
     h.build = build_with_driver;
@@ -33,20 +34,11 @@ int tr_command(int argc, char **argv) {
         self[n] = '\0';
         h.compiler_exe = self;
     }
-    /* the same search as oxl build's: OXL_RUNTIME, the build tree, the
-     * path fixed at build time */
+    /* the cache key hashes what oxl build links and reads: the same
+     * search (paths.h), environment first, then build tree or install */
     const char *env = getenv("OXL_RUNTIME");
-    if (env && *env) {
-        h.runtime_lib = env;
-    } else {
-        h.runtime_lib = OXL_RUNTIME_LIB;
-        char *slash = n > 0 ? strrchr(self, '/') : NULL;
-        if (slash) {
-            snprintf(rt, sizeof rt, "%.*s/runtime/liboxlrt.a", (int)(slash - self), self);
-            if (access(rt, R_OK) == 0) h.runtime_lib = rt;
-        }
-    }
+    h.runtime_lib = env && *env ? env : drv_runtime_lib(rt, sizeof rt, OXL_RUNTIME_LIB);
     env = getenv("OXL_STD");
-    h.std_root = env && *env ? env : OXL_STD_DIR;
+    h.std_root = env && *env ? env : drv_std_root(std, sizeof std, OXL_STD_DIR);
     return tr_main(argc, argv, &h);
 }

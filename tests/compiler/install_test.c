@@ -109,6 +109,26 @@ int main(int argc, char **argv) {
     if (!tap_contains(out, want, "the C file is compiled against the installed headers")) tap_diag("%s", out);
     free(out);
 
+    /* oxl test's binary cache keys on the installed std and runtime: a
+     * second run builds nothing, a changed installed std builds again */
+    st = cmd_run(NULL, "mkdir -p '%s/tpkg'", work);
+    snprintf(path, sizeof path, "%s/tpkg/t.oxl", work);
+    cmd_write(path, "use std.time { now }\ntest sim \"starts in 2026\" seeds 1..=3 {\n"
+                    "  assert \"{now()}\" == \"2026-01-01T00:00:00Z\"\n}\n");
+    static const char test_cmd[] = "cd '%s' && OXL_CACHE_DIR='%s/cache' %s '%s/moved/bin/oxl' test tpkg -###";
+    st = cmd_run(&out, test_cmd, work, work, clean_env, prefix);
+    tap_is_int(st, 0, "the installed oxl test runs a sim test");
+    tap_contains(out, "\"cc\"", "building its test binary");
+    free(out);
+    st = cmd_run(&out, test_cmd, work, work, clean_env, prefix);
+    tap_ok(st == 0 && !strstr(out, "\"cc\""), "a second run takes the cached binary");
+    free(out);
+    snprintf(path, sizeof path, "%s/moved/share/oxl/std/time/time.oxl", prefix);
+    st = cmd_run(NULL, "echo '// changed' >> '%s'", path);
+    st = cmd_run(&out, test_cmd, work, work, clean_env, prefix);
+    tap_ok(st == 0 && strstr(out, "\"cc\"") != NULL, "a changed installed std builds it again");
+    free(out);
+
     /* the environment overrides, and bad values are named */
     st = cmd_run(&out, "cd '%s' && OXL_RUNTIME=/nonexistent/liboxlrt.a '%s/moved/bin/oxl' run main.oxl", work, prefix);
     tap_is_int(st, 2, "OXL_RUNTIME naming no file: exit 2");
