@@ -96,7 +96,6 @@ typedef struct runner {
     tr_test *tests;
     size_t ntests;
     const tr_test **sel;
-    uint64_t *sel_count; /* processes of each selected test in this shard */
     size_t nsel;
     outcome *outs;
     bool tty, color;
@@ -1594,7 +1593,6 @@ static int run_plan(runner *r) {
     }
     free(r->sel);
     r->sel = order;
-    r->sel_count = counts;
     r->nsel = n;
     r->outs = tr_xmalloc((n + 1) * sizeof *r->outs);
     memset(r->outs, 0, (n + 1) * sizeof *r->outs);
@@ -1620,6 +1618,7 @@ static int run_plan(runner *r) {
         run_sim_test(r, &r->outs[i], counts[i]);
         if (r->outs[i].run && !r->outs[i].passed) failed = true;
     }
+    free(counts);
     size_t passed = 0, nfailed = 0, skipped = 0, nondet = 0;
     for (size_t i = 0; i < n; i++) {
         outcome *oc = &r->outs[i];
@@ -1661,7 +1660,6 @@ static void free_runner(runner *r) {
     }
     free(r->outs);
     free(r->sel);
-    free(r->sel_count);
     for (size_t i = 0; i < r->nfails; i++) free(r->fails[i].name);
     free(r->fails);
     free(r->trash);

@@ -208,7 +208,6 @@ void tr_proc_kill(tr_proc *p) {
     } else {
         reap(p);
     }
-    p->killed = true;
 }
 
 /* A process past its deadline is killed (its whole group) and marked. */

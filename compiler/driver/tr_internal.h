@@ -81,7 +81,7 @@ typedef struct tr_proc {
     double start, end;  /* monotonic seconds */
     double deadline;    /* 0: none */
     int wstatus;
-    bool timed_out, killed;
+    bool timed_out;
     tr_server *srv;     /* a child of this fork server; NULL: spawned by the runner */
     bool ended;         /* srv: the server has told its status */
     bool lost;          /* srv: the server ended first; the child was killed, its result is unknown */

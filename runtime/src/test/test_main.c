@@ -101,16 +101,6 @@ static void *sim_root(void *arg) {
     return NULL;
 }
 
-static int run_unit(const oxl_test_case *tc) {
-    oxl_sched_options opt;
-    oxl_sched_options_real_time(&opt);
-    oxl_sched_result r = oxl_sched_run(run_body, (void *)tc, &opt);
-    oxl_rt_flush();
-    int status = oxl_sched_exit_status(&r, stderr);
-    oxl_sched_result_free(&r);
-    return status;
-}
-
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
@@ -157,7 +147,7 @@ static int run_from_env(const oxl_test_case *tests, int64_t ntests) {
     }
     bool report = rep && strcmp(rep, "1") == 0;
     const oxl_test_case *tc = &tests[index];
-    if (!tc->sim) return run_unit(tc);
+    if (!tc->sim) return oxl_rt_main(tc->body); /* a unit test runs as a program's main does */
     const char *seed_env = getenv("OXL_TEST_SEED");
     uint64_t seed;
     if (!seed_env) {
