@@ -253,7 +253,8 @@ static bool want_color(const char *mode) {
     if (strcmp(mode, "always") == 0) return true;
     if (strcmp(mode, "never") == 0) return false;
     const char *term = getenv("TERM");
-    return isatty(fileno(stderr)) && !getenv("NO_COLOR") && !(term && strcmp(term, "dumb") == 0);
+    const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty, as oxl test reads it */
+    return isatty(fileno(stderr)) && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
 }
 
 static void dump_tokens(driver *dr, const base_source *src) {
