@@ -1293,7 +1293,10 @@ static void finish_slot(runner *r, slot *s, item *it) {
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 0) it->res = RES_PASS;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 101) it->res = RES_FAIL;
     else it->res = RES_CRASH;
-    if (it->test->sim || it->res != RES_PASS) {
+    /* a passing seed's trace is shown only in JSON and compared only in
+     * the determinism re-run: otherwise its stderr is not read */
+    bool want_trace = it->test->sim && (r->o.format == FMT_JSON || r->spawn_only);
+    if (want_trace || it->res != RES_PASS) {
         size_t om;
         char *err = tr_read_tail(s->err, it->res == RES_PASS ? 4096 : SHOW_BYTES, &om);
         if (err && it->test->sim) it->has_trace = find_trace(err, &it->trace);
