@@ -167,8 +167,9 @@ oxl_word oxl_map_at(oxl_map m, oxl_word key, const char *file, int line) {
 
 void oxl_map_set(oxl_map m, oxl_word key, oxl_word val, const char *file, int line) {
     uint64_t h = core_key_hash(m, key);
+    int64_t s = -1; /* the free slot the first probe found, as -slot - 1 */
     if (m->slots) {
-        int64_t s = core_map_find(m, key, h);
+        s = core_map_find(m, key, h);
         if (s >= 0) {
             m->entries[m->slots[s] - 1].val = val;
             return;
@@ -180,8 +181,8 @@ void oxl_map_set(oxl_map m, oxl_word key, oxl_word val, const char *file, int li
         core_check_len(m->len + 1, file, line);
         if (cap > OXL_MAX_LEN) cap = OXL_MAX_LEN;
         core_map_rebuild(m, cap);
+        s = core_map_find(m, key, h); /* the slots moved */
     }
-    int64_t s = core_map_find(m, key, h);
     int64_t slot = -s - 1;
     core_entry *e = &m->entries[m->used];
     e->key = key;
