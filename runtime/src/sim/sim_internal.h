@@ -158,7 +158,6 @@ typedef struct sim_trace {
     oxl_trace_event *ring; /* capacity is a power of two */
     uint64_t mask;
     uint64_t count;        /* events kept (recorded) */
-    uint64_t folded;       /* events in the hash: recorded ones and hash-only ones */
     uint64_t hash;
 } sim_trace;
 
@@ -259,7 +258,6 @@ static inline uint64_t sim_trace_fold(oxl_world *w, oxl_event_kind kind, oxl_nod
     h = sim_trace_mum(h ^ seq ^ UINT64_C(0x8EBC6AF09C88C6E3),
                       arg ^ w->labels.items[label].hash ^ UINT64_C(0x589965CC75374CC3));
     t->hash = h;
-    t->folded++;
     return h;
 }
 
