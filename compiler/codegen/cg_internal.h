@@ -49,7 +49,6 @@ struct cg_module {
     cg_local *locals;
     uint32_t nlocals, cap_locals;
     cg_loop *loop;
-    LLVMValueRef sb_slot; /* oxl_sb in the entry block, created on first use */
 
     /* task.c: `var`s that a spawn block captures live in collected cells
      * (a set of their declarations, looked up by identity only) */
@@ -57,7 +56,6 @@ struct cg_module {
     uint32_t nboxed, cap_boxed;
     unsigned nspawns;
     /* test.c: building a test binary (no main) */
-    bool tests;
     const char *pkg_dir;
     base_span at;         /* the construct being generated: where a check panics */
 
@@ -94,7 +92,6 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
 /* function.c */
 bool cg_function(cg_module *m, const ast_node *fn);
 LLVMValueRef cg_entry_alloca(cg_module *m, LLVMTypeRef t, const char *name);
-LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl);
 void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot);
 void cg_add_local2(cg_module *m, const ast_node *decl, LLVMValueRef slot); /* name2 of a for */
 /* The slot of a local or parameter symbol (also the origin of a narrowed
@@ -140,7 +137,6 @@ LLVMValueRef cg_optional(cg_module *m, LLVMValueRef found, LLVMValueRef word, co
                          const sema_type *opt);
 
 /* task.c: tasks, channels, select and time (docs/oxl-build.md) */
-LLVMTypeRef cg_task_type(cg_module *m, const sema_type *t); /* Chan, Task, Instant; else NULL */
 bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out); /* handled here? */
 LLVMValueRef cg_spawn(cg_module *m, const ast_node *e);
 bool cg_select(cg_module *m, const ast_node *s);

@@ -58,7 +58,6 @@ void cg_add_sym_local(cg_module *m, const ast_node *decl, bool second, LLVMValue
     add_local(m, decl, slot, second ? 1 : 0);
 }
 
-LLVMValueRef cg_local_slot(cg_module *m, const ast_node *decl) { return find_local(m, decl, 0); }
 
 bool cg_terminated(cg_module *m) {
     LLVMBasicBlockRef bb = LLVMGetInsertBlock(m->b);
@@ -84,7 +83,6 @@ bool cg_function(cg_module *m, const ast_node *fn) {
     m->fn_decl = fn;
     m->nlocals = 0;
     m->loop = NULL;
-    m->sb_slot = NULL;
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);
     cg_debug_function(m, fn);

@@ -93,23 +93,6 @@ char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     return out;
 }
 
-static const char *type_kind_name(const sema_type *t) {
-    switch (t->kind) {
-    case TY_BYTES: return "values of type Bytes";
-    case TY_DURATION: return "values of type Duration";
-    case TY_INSTANT: return "values of type Instant";
-    case TY_LIST: return "lists";
-    case TY_MAP: return "maps";
-    case TY_CHAN: return "channels";
-    case TY_TASK: return "tasks";
-    case TY_STRUCT: return "structs";
-    case TY_UNION: return "unions and optionals";
-    case TY_FN: return "function values";
-    case TY_NONE: return "values of type None";
-    default: return "values of this type";
-    }
-}
-
 LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result) {
     if (!t) {
         if (result) return m->t_void;
@@ -135,13 +118,9 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     case TY_NEVER:
         if (result) return m->t_void;
         break;
-    default: {
-        LLVMTypeRef tt = cg_task_type(m, t);
-        if (tt) return tt;
-        break;
+    default: break; /* TY_ERROR: sema reported it */
     }
-    }
-    cg_unsupported(m, at, type_kind_name(t));
+    cg_unsupported(m, at, "values of this type");
     return NULL;
 }
 
@@ -213,7 +192,6 @@ static cg_module *build(diag_sink *d, const sema_program *prog, const char *modu
     if (!m) return NULL;
     m->d = d;
     m->prog = prog;
-    m->tests = tests;
     m->pkg_dir = pkg_dir;
     m->ctx = LLVMContextCreate();
     m->mod = LLVMModuleCreateWithNameInContext(module_name, m->ctx);

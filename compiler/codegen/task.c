@@ -53,15 +53,6 @@ static LLVMValueRef loc(cg_module *m, base_span at, LLVMValueRef *line) {
     return cg_file_ptr(m, at);
 }
 
-LLVMTypeRef cg_task_type(cg_module *m, const sema_type *t) {
-    switch (t->kind) {
-    case TY_CHAN:
-    case TY_TASK: return m->t_ptr;
-    case TY_INSTANT: return m->t_i64;
-    default: return NULL;
-    }
-}
-
 /* ---- which vars live in cells ---- */
 
 static size_t ptr_hash(const void *p) {
@@ -140,16 +131,14 @@ typedef struct fn_state {
     cg_local *locals;
     uint32_t nlocals, cap_locals;
     cg_loop *loop;
-    LLVMValueRef sb_slot;
 } fn_state;
 
 static void save_fn(cg_module *m, fn_state *st) {
     *st = (fn_state){m->fn, m->fn_decl, m->entry, LLVMGetInsertBlock(m->b), m->locals, m->nlocals, m->cap_locals,
-                     m->loop, m->sb_slot};
+                     m->loop};
     m->locals = NULL;
     m->nlocals = m->cap_locals = 0;
     m->loop = NULL;
-    m->sb_slot = NULL;
 }
 
 static void restore_fn(cg_module *m, const fn_state *st) {
@@ -161,7 +150,6 @@ static void restore_fn(cg_module *m, const fn_state *st) {
     m->nlocals = st->nlocals;
     m->cap_locals = st->cap_locals;
     m->loop = st->loop;
-    m->sb_slot = st->sb_slot;
     if (st->at) LLVMPositionBuilderAtEnd(m->b, st->at);
 }
 
@@ -575,12 +563,7 @@ bool cg_for_chan(cg_module *m, const ast_node *s) {
     LLVMBuildCondBr(m->b, ok, body, end);
     LLVMPositionBuilderAtEnd(m->b, body);
     LLVMBuildStore(m->b, from_word(m, LLVMBuildLoad2(m->b, m->t_i64, word, ""), et), slot);
-    cg_loop l = {m->loop, end, cond};
-    m->loop = &l;
-    bool okb = cg_block(m, s->b);
-    m->loop = l.outer;
-    if (!okb) return false;
-    if (!cg_terminated(m)) LLVMBuildBr(m->b, cond);
+    if (!cg_loop_body(m, s->b, end, cond)) return false;
     LLVMPositionBuilderAtEnd(m->b, end);
     return true;
 }
