@@ -115,6 +115,11 @@ LLVMValueRef cg_expr(cg_module *m, const ast_node *e);
 LLVMValueRef cg_operand(cg_module *m, const ast_node *e, LLVMTypeRef want);
 /* e converted to type `to` (cg_coerce): every place sema checks S into T. */
 LLVMValueRef cg_value(cg_module *m, const ast_node *e, const sema_type *to);
+/* The arguments of a call to sig, positional, labelled and defaults, in
+ * parameter order; false when one could not be generated (reported). */
+bool cg_call_args(cg_module *m, const ast_node *call, const sema_sig *sig, LLVMValueRef *vals);
+/* The LLVM function of a named OxL function (the declaration of an extern). */
+LLVMValueRef cg_fn_of(cg_module *m, const sema_sym *s, base_span at);
 LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);
 /* Checked i64 + - * / % (overflow and division panics at `at`). */
 LLVMValueRef cg_arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at);

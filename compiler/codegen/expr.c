@@ -351,7 +351,7 @@ static LLVMValueRef index_expr(cg_module *m, const ast_node *e) {
 /* The arguments of a call in parameter order: positional ones, then
  * labelled ones, evaluated in the order written; then the defaults of the
  * parameters left out, evaluated afresh at each call. */
-static bool call_args(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValueRef *vals) {
+bool cg_call_args(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValueRef *vals) {
     const ast_node *given[SEMA_MAX_PARAMS + 1] = {0};
     uint32_t pos = 0;
     for (uint32_t i = 0; i < e->list.len; i++) {
@@ -431,7 +431,7 @@ static void set_extern_site(cg_module *m, base_span at) {
 
 /* The LLVM function of a named OxL function: its declaration for an
  * extern, the generated definition otherwise (NULL when there is none). */
-static LLVMValueRef fn_of(cg_module *m, const sema_sym *s, base_span at) {
+LLVMValueRef cg_fn_of(cg_module *m, const sema_sym *s, base_span at) {
     if (s->is_extern) return extern_fn(m, s, at);
     char *name = cg_fn_symbol(m, s->decl, s->pkg);
     LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
@@ -440,13 +440,13 @@ static LLVMValueRef fn_of(cg_module *m, const sema_sym *s, base_span at) {
 }
 
 static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
-    LLVMValueRef f = fn_of(m, s, e->span);
+    LLVMValueRef f = cg_fn_of(m, s, e->span);
     if (!f) {
         if (!m->failed) cg_unsupported(m, e->span, "calls to this function");
         return NULL;
     }
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    if (!call_args(m, e, s->sig, args)) return NULL;
+    if (!cg_call_args(m, e, s->sig, args)) return NULL;
     if (s->is_extern) set_extern_site(m, e->span);
     LLVMValueRef r = call_rt(m, f, args, s->sig->nparams);
     if (s->is_extern) {
@@ -541,7 +541,7 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     }
     if (s && s->kind == SYM_FN && s->sig && !s->is_rpc) {
         /* a named function as a value: a pointer to it */
-        LLVMValueRef f = fn_of(m, s, e->span);
+        LLVMValueRef f = cg_fn_of(m, s, e->span);
         if (f) return LLVMBuildBitCast(m->b, f, m->t_ptr, "");
     }
     if (s && s->kind == SYM_CONST && s->cval) {

@@ -353,41 +353,14 @@ static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
         return NULL;
     }
     const sema_sig *sig = s->sig;
-    char *fname = cg_fn_symbol(m, s->decl, s->pkg);
-    LLVMValueRef f = LLVMGetNamedFunction(m->mod, fname);
-    free(fname);
+    LLVMValueRef f = cg_fn_of(m, s, e->span);
     if (!f || sig->nparams > SEMA_MAX_PARAMS) {
         cg_unsupported(m, e->span, "spawn of this call");
         return NULL;
     }
     uint32_t n = sig->nparams;
-    const ast_node *given[SEMA_MAX_PARAMS + 1] = {0};
     LLVMValueRef vals[SEMA_MAX_PARAMS + 1];
-    uint32_t pos = 0;
-    for (uint32_t i = 0; i < c->list.len; i++) {
-        const ast_node *arg = c->list.items[i];
-        uint32_t k = pos;
-        if (arg->name) {
-            for (k = 0; k < n && strcmp(sig->params[k].name ? sig->params[k].name : "", arg->name) != 0; k++) {
-            }
-        } else {
-            pos++;
-        }
-        if (k >= n) {
-            cg_unsupported(m, arg->span, "this argument");
-            return NULL;
-        }
-        given[k] = arg;
-        if (!(vals[k] = cg_value(m, arg->a, sig->params[k].type))) return NULL;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        if (given[k]) continue;
-        if (!sig->params[k].dflt) {
-            cg_unsupported(m, e->span, "a call without one of its arguments");
-            return NULL;
-        }
-        if (!(vals[k] = cg_value(m, sig->params[k].dflt, sig->params[k].type))) return NULL;
-    }
+    if (!cg_call_args(m, c, sig, vals)) return NULL;
     LLVMValueRef words;
     LLVMValueRef env = new_env(m, n, &words);
     for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));
