@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,21 @@
 
 #define FILE_LINES 1000 /* lines per generated .oxl file */
 #define RUNS 3
+
+/* The best times start unset: a failed run never counts as one. */
+#define UNSET 1e30
+static bool have(double best) { return best < UNSET; }
+
+/* Prints NAME: value unit, or NAME: unavailable (and marks the bench failed)
+ * when a time the figure needs was never measured. */
+static void figure(int *status, bool avail, const char *name, int prec, double v, const char *unit) {
+    if (!avail) {
+        printf("frontend.%s: unavailable\n", name);
+        *status = 1;
+    } else {
+        printf("frontend.%s: %.*f %s\n", name, prec, v, unit);
+    }
+}
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 static unsigned pick(unsigned n) {
@@ -349,7 +365,7 @@ int main(int argc, char **argv) {
     char *syntax_argv[] = {oxl, "check", pkg, "--dump-ast", NULL};
     const char *cc = getenv("CC");
     char *cc_argv[] = {(char *)(cc && *cc ? cc : "cc"), "-fsyntax-only", "-w", cfile, NULL};
-    double best_oxl = 1e30, best_cc = 1e30, best_syntax = 1e30;
+    double best_oxl = UNSET, best_cc = UNSET, best_syntax = UNSET;
     for (int r = 0; r < RUNS; r++) {
         double s = 0;
         int st = bench_run(oxl_argv, NULL, log, &s);
@@ -358,7 +374,11 @@ int main(int argc, char **argv) {
             return 1;
         }
         if (s < best_oxl) best_oxl = s;
-        if (bench_run(syntax_argv, NULL, NULL, &s) == 0 && s < best_syntax) best_syntax = s;
+        st = bench_run(syntax_argv, NULL, NULL, &s);
+        if (st != 0)
+            fprintf(stderr, "bench_frontend: oxl check --dump-ast exited %d on the generated package\n", st);
+        else if (s < best_syntax)
+            best_syntax = s;
         st = bench_run(cc_argv, NULL, NULL, &s);
         if (st != 0) {
             fprintf(stderr, "bench_frontend: %s -fsyntax-only exited %d on %s\n", cc_argv[0], st, cfile);
@@ -366,17 +386,19 @@ int main(int argc, char **argv) {
         }
         if (s < best_cc) best_cc = s;
     }
+    int status = 0;
     double oxl_rate = (double)oxl_lines / best_oxl, cc_rate = (double)c_lines / best_cc;
     printf("frontend.lines: %ld lines (%d files)\n", oxl_lines, files);
-    printf("frontend.lines_per_sec: %.0f lines/s\n", oxl_rate);
-    printf("frontend.seconds: %.3f s\n", best_oxl);
-    printf("frontend.cc_lines_per_sec: %.0f lines/s\n", cc_rate);
-    printf("frontend.vs_cc.ratio: %.2f x\n", oxl_rate / cc_rate);
-    printf("frontend.syntax_lines_per_sec: %.0f lines/s\n", (double)oxl_lines / best_syntax);
-    printf("frontend.syntax_vs_cc.ratio: %.2f x\n", (double)oxl_lines / best_syntax / cc_rate);
+    figure(&status, have(best_oxl), "lines_per_sec", 0, oxl_rate, "lines/s");
+    figure(&status, have(best_oxl), "seconds", 3, best_oxl, "s");
+    figure(&status, have(best_cc), "cc_lines_per_sec", 0, cc_rate, "lines/s");
+    figure(&status, have(best_oxl) && have(best_cc), "vs_cc.ratio", 2, oxl_rate / cc_rate, "x");
+    figure(&status, have(best_syntax), "syntax_lines_per_sec", 0, (double)oxl_lines / best_syntax, "lines/s");
+    figure(&status, have(best_syntax) && have(best_cc), "syntax_vs_cc.ratio", 2,
+           (double)oxl_lines / best_syntax / cc_rate, "x");
 
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "bench_frontend: could not remove %s\n", dir);
-    return 0;
+    return status;
 }

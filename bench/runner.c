@@ -96,6 +96,22 @@ static const char package[] =
     "  assert done.recv() == 1000\n"
     "}\n";
 
+/* The best times start unset: a failed run never counts as one. */
+#define UNSET 1e30
+static bool have(double best) { return best < UNSET; }
+
+/* Prints NAME: value unit, or NAME: unavailable (and marks the bench failed)
+ * when a time the figure needs was never measured. */
+static void figure(int *status, bool avail, const char *test, const char *metric, int prec, double v,
+                   const char *unit) {
+    if (!avail) {
+        printf("runner.%s%s: unavailable\n", test, metric);
+        *status = 1;
+    } else {
+        printf("runner.%s%s: %.*f %s\n", test, metric, prec, v, unit);
+    }
+}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -235,7 +251,7 @@ int main(int argc, char **argv) {
     int status = 0;
     for (int t = 0; t < 2; t++) {
         /* [server?][jobs]: oxl test; direct and served: the baselines */
-        double best[2][3] = {{1e30, 1e30, 1e30}, {1e30, 1e30, 1e30}}, best_direct = 1e30, best_served = 1e30;
+        double best[2][3] = {{UNSET, UNSET, UNSET}, {UNSET, UNSET, UNSET}}, best_direct = UNSET, best_served = UNSET;
         for (int r = 0; r < RUNS; r++) {
             for (int srv = 1; srv >= 0; srv--) {
                 setenv("OXL_TEST_FORK_SERVER", srv ? "1" : "0", 1);
@@ -249,8 +265,9 @@ int main(int argc, char **argv) {
                     if (st != 0) {
                         fprintf(stderr, "bench_runner: oxl test --exact %s -j %d exited %d\n", tests[t], j, st);
                         status = 1;
+                    } else if (s < best[srv][j]) {
+                        best[srv][j] = s;
                     }
-                    if (s < best[srv][j]) best[srv][j] = s;
                 }
             }
             unsetenv("OXL_TEST_FORK_SERVER");
@@ -261,17 +278,21 @@ int main(int argc, char **argv) {
             if (d < 0) status = 1;
             else if (d < best_served) best_served = d;
         }
-        printf("runner.%s_j1.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[1][1]);
-        printf("runner.%s_j2.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[1][2]);
-        printf("runner.%s_spawn_j1.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[0][1]);
-        printf("runner.%s_spawn_j2.seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best[0][2]);
-        printf("runner.%s.direct_seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best_direct);
-        printf("runner.%s.served_seeds_per_sec: %.0f seeds/s\n", tests[t], SEEDS / best_served);
-        printf("runner.%s.overhead_us_per_seed: %.0f us\n", tests[t], (best[1][1] - best_served) / SEEDS * 1e6);
-        printf("runner.%s.spawn_overhead_us_per_seed: %.0f us\n", tests[t],
-               (best[0][1] - best_direct) / SEEDS * 1e6);
-        printf("runner.%s.fork_vs_spawn_j1.ratio: %.2f x\n", tests[t], best[0][1] / best[1][1]);
-        printf("runner.%s.j2_vs_j1.ratio: %.2f x\n", tests[t], best[1][1] / best[1][2]);
+        const char *n = tests[t];
+        figure(&status, have(best[1][1]), n, "_j1.seeds_per_sec", 0, SEEDS / best[1][1], "seeds/s");
+        figure(&status, have(best[1][2]), n, "_j2.seeds_per_sec", 0, SEEDS / best[1][2], "seeds/s");
+        figure(&status, have(best[0][1]), n, "_spawn_j1.seeds_per_sec", 0, SEEDS / best[0][1], "seeds/s");
+        figure(&status, have(best[0][2]), n, "_spawn_j2.seeds_per_sec", 0, SEEDS / best[0][2], "seeds/s");
+        figure(&status, have(best_direct), n, ".direct_seeds_per_sec", 0, SEEDS / best_direct, "seeds/s");
+        figure(&status, have(best_served), n, ".served_seeds_per_sec", 0, SEEDS / best_served, "seeds/s");
+        figure(&status, have(best[1][1]) && have(best_served), n, ".overhead_us_per_seed", 0,
+               (best[1][1] - best_served) / SEEDS * 1e6, "us");
+        figure(&status, have(best[0][1]) && have(best_direct), n, ".spawn_overhead_us_per_seed", 0,
+               (best[0][1] - best_direct) / SEEDS * 1e6, "us");
+        figure(&status, have(best[0][1]) && have(best[1][1]), n, ".fork_vs_spawn_j1.ratio", 2,
+               best[0][1] / best[1][1], "x");
+        figure(&status, have(best[1][1]) && have(best[1][2]), n, ".j2_vs_j1.ratio", 2, best[1][1] / best[1][2],
+               "x");
     }
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -371,7 +371,8 @@ static void driver(void) {
     write_src("pkg/notes.txt", "not OxL\n", 8);
     r = run(NULL, "check pkg --dump-ast");
     const char *a = strstr(r.err, "pkg/a.oxl:1:14"), *b = strstr(r.err, "pkg/b.oxl:1:14");
-    tap_ok(r.status == 1 && a && b && a < b && strstr(r.out, "# pkg/a.oxl") < strstr(r.out, "# pkg/b.oxl"),
+    const char *da = strstr(r.out, "# pkg/a.oxl"), *db = strstr(r.out, "# pkg/b.oxl");
+    tap_ok(r.status == 1 && a && b && a < b && da && db && da < db,
            "a package directory is read in file name order");
     done(&r);
 }

@@ -108,10 +108,14 @@ OXL_TEST_RUN=3 OXL_TEST_SEED=99999999999999999999 "$bin" >"$tmp/out" 2>"$tmp/err
 st=$?
 check "an OXL_TEST_SEED above Int's range exits 2" test $st -eq 2
 
-"$oxl" build --tests "$here/notests" -o "$tmp/none.test" >"$tmp/out" 2>"$tmp/err" &&
-    "$tmp/none.test" --list >"$tmp/out" 2>"$tmp/err" && OXL_TEST_RUN=0 "$tmp/none.test" 2>"$tmp/err"
+"$oxl" build --tests "$here/notests" -o "$tmp/none.test" >"$tmp/none-build.out" 2>"$tmp/none-build.err"
+build_st=$?
+"$tmp/none.test" --list >"$tmp/none-list.out" 2>"$tmp/none-list.err"
+list_st=$?
+OXL_TEST_RUN=0 "$tmp/none.test" >"$tmp/none-run.out" 2>"$tmp/none-run.err"
 st=$?
-check "a package without tests lists nothing and refuses OXL_TEST_RUN=0" sh -c "test $st -eq 2 && test ! -s '$tmp/out' && grep -q 'has no tests' '$tmp/err'"
+check "a package without tests builds (status $build_st), lists nothing (status $list_st) and refuses OXL_TEST_RUN=0 (status $st)" \
+    sh -c "test $build_st -eq 0 && test $list_st -eq 0 && test ! -s '$tmp/none-list.out' && test $st -eq 2 && grep -q 'has no tests' '$tmp/none-run.err'"
 
 "$oxl" build --tests "$here/broken" -o "$tmp/broken.test" >"$tmp/out" 2>"$tmp/err"
 st=$?

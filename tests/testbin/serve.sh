@@ -37,7 +37,8 @@ compare() {
         not_ok "$name: builds" "$(head -c 600 "$dir/build.out")"
         return
     fi
-    "$bin" --list >"$dir/list"
+    "$bin" --list >"$dir/list" 2>"$dir/list.err"
+    list_st=$?
     : >"$dir/requests"
     n=0
     while IFS='	' read -r idx kind first last loc tname; do
@@ -69,8 +70,8 @@ compare() {
     done <"$dir/list"
     "$bin" --serve <"$dir/requests" >"$dir/answers" 2>"$dir/serve.err"
     st=$?
-    check "$name: the server exits 0 at the end of its input, having answered $n requests" \
-        sh -c "test $st -eq 0 && test \$(grep -c '^pid ' '$dir/answers') -eq $n && test \$(grep -c '^status ' '$dir/answers') -eq $n && head -n 1 '$dir/answers' | grep -qx ready"
+    check "$name: --list exits 0 (status $list_st) and the server exits 0 at the end of its input, having answered $n (> 0) requests" \
+        sh -c "test $list_st -eq 0 && test $n -gt 0 && test $st -eq 0 && test \$(grep -c '^pid ' '$dir/answers') -eq $n && test \$(grep -c '^status ' '$dir/answers') -eq $n && head -n 1 '$dir/answers' | grep -qx ready"
     # the k-th pid line answers the k-th request; status lines name the pid
     awk -v dir="$dir" '
         $1 == "pid" { k++; req[$2] = k }
@@ -84,7 +85,10 @@ compare() {
         done
         k=$((k + 1))
     done
-    if [ -z "$bad" ]; then
+    if [ "$n" -eq 0 ]; then
+        not_ok "$name: no runs to compare exec'd and served (--list status $list_st)" \
+            "list: $(head -c 400 "$dir/list") $(head -c 400 "$dir/list.err")"
+    elif [ -z "$bad" ]; then
         ok "$name: $n runs give the same status, stdout and stderr (trace hash) exec'd and served"
     else
         first_bad=${bad# }
