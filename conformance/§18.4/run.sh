@@ -8,9 +8,11 @@
 #   args              the arguments after `oxl test .` (one line, shell words)
 #   expected_status   the exit status of `oxl test`
 #   expected_output   lines that must each appear, in this order, inside the
-#                     lines of the combined stdout and stderr (substrings)
+#                     lines of the combined stdout and stderr (substrings;
+#                     at least one)
 #   expected_absent   optional: texts that must not appear anywhere
-#   env               optional: VAR=value lines set for the run
+#   env               optional: VAR=value lines set for the run (and the re-run)
+#   expected_files    optional: files the run must leave in the package
 #   reproduce         optional, empty: the printed `reproduce: oxl test ...`
 #                     command is run as well and must exit with the same
 #                     status and print the same `seed N failed` line
@@ -51,7 +53,8 @@ in_order() {
     awk -v want="$2" '
         BEGIN { n = 0; while ((getline l < want) > 0) if (l != "") w[++n] = l; k = 1 }
         k <= n && index($0, w[k]) { k++ }
-        END { if (k <= n) { print w[k]; exit 1 } }' "$1"
+        END { if (n == 0) { print "(expected_output has no line)"; exit 1 }
+              if (k <= n) { print w[k]; exit 1 } }' "$1"
 }
 
 for dir in "$@"; do
@@ -75,9 +78,11 @@ for dir in "$@"; do
     ) >"$tmp/out" 2>&1
     status=$?
     why=""
-    if [ "$status" != "$want_status" ]; then
+    if [ -z "$want_status" ]; then
+        why="no expected_status"
+    elif [ "$status" != "$want_status" ]; then
         why="exit status $status, expected $want_status"
-    elif [ -f "$dir/expected_output" ] && ! missing=$(in_order "$tmp/out" "$dir/expected_output"); then
+    elif ! missing=$(in_order "$tmp/out" "$dir/expected_output"); then
         why="missing (in order): $missing"
     elif [ -f "$dir/expected_absent" ]; then
         while IFS= read -r no; do
@@ -86,6 +91,14 @@ for dir in "$@"; do
                 break
             fi
         done <"$dir/expected_absent"
+    fi
+    if [ -z "$why" ] && [ -f "$dir/expected_files" ]; then
+        while IFS= read -r f; do
+            if [ -n "$f" ] && [ ! -e "$work/$f" ]; then
+                why="the run did not leave $f"
+                break
+            fi
+        done <"$dir/expected_files"
     fi
     if [ -z "$why" ]; then
         ok "$name"
@@ -96,15 +109,23 @@ for dir in "$@"; do
     [ -f "$dir/reproduce" ] || continue
     line=$(grep -m1 '^reproduce: oxl test ' "$tmp/out" | sed 's/^reproduce: oxl test //')
     failed_line=$(grep -m1 -o 'seed [0-9]* failed' "$tmp/out")
-    if [ -z "$line" ]; then
-        not_ok "$name reproduces" "no reproduce line"
+    if [ -z "$line" ] || [ -z "$failed_line" ]; then
+        not_ok "$name reproduces" "no reproduce line or no 'seed N failed' line"
         continue
     fi
-    (cd "$work" && eval "exec \"\$oxl\" test $line") >"$tmp/out2" 2>&1
+    (
+        cd "$work" || exit 99
+        if [ -f env ]; then
+            while IFS= read -r kv; do
+                [ -n "$kv" ] && export "$kv"
+            done <env
+        fi
+        eval "exec \"\$oxl\" test $line"
+    ) >"$tmp/out2" 2>&1
     status2=$?
     if [ "$status2" != "$status" ]; then
         not_ok "$name reproduces" "oxl test $line: exit status $status2, expected $status" "$(head -c 2000 "$tmp/out2")"
-    elif ! grep -q "$failed_line" "$tmp/out2"; then
+    elif ! grep -qF "$failed_line" "$tmp/out2"; then
         not_ok "$name reproduces" "oxl test $line: no '$failed_line'" "$(head -c 2000 "$tmp/out2")"
     else
         ok "$name reproduces ($failed_line)"
