@@ -3,7 +3,8 @@
 # usage: run.sh <oxl executable> [case-dir...]
 # Each case is a directory with main.oxl (run as a one-file package from
 # inside the directory, so panics say "at main.oxl:<line>"), expected_stdout, expected_status
-# and optionally expected_stderr_contains (a text that stderr must contain).
+# and expected_stderr_contains (a text that stderr must contain), required
+# when the expected status is not 0.
 # Every case runs with `oxl run` at -O0 and at -O2; then its object is built
 # twice with `oxl build -c` and compared with cmp (byte-identical output).
 oxl=$1
@@ -33,7 +34,11 @@ for dir in "$@"; do
         (cd "$dir" && "$oxl" run main.oxl $opt) >"$tmp/out" 2>"$tmp/err"
         status=$?
         why=""
-        if [ "$status" != "$want_status" ]; then
+        if [ -z "$want_status" ]; then
+            why="no expected_status"
+        elif [ "$want_status" != 0 ] && [ ! -s "$dir/expected_stderr_contains" ]; then
+            why="a failing case needs its message in expected_stderr_contains"
+        elif [ "$status" != "$want_status" ]; then
             why="exit status $status, expected $want_status"
         elif ! cmp -s "$tmp/out" "$dir/expected_stdout"; then
             why="stdout differs"
