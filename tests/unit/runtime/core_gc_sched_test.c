@@ -7,6 +7,7 @@
 
 #include <gc/gc.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { OBJ_WORDS = 64 };
 
@@ -82,7 +83,7 @@ static long rss_kb(void) {
         if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
         fclose(f);
     }
-    return resident * 4;
+    return resident * (sysconf(_SC_PAGESIZE) / 1024); /* statm counts pages */
 }
 
 static void *allocator(void *arg) {
