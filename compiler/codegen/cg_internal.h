@@ -199,6 +199,8 @@ bool cg_is_string_like(const sema_type *t);
 /* Appends v (of type t) to the builder sb; top-level Strings unquoted. */
 bool cg_fmt_append(cg_module *m, LLVMValueRef sb, LLVMValueRef v, const sema_type *t, base_span at);
 LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n);
+/* An Int constant. */
+LLVMValueRef cg_i64(cg_module *m, int64_t v);
 
 /* target.c */
 bool cg_target_init(cg_module *m);

@@ -6,15 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static LLVMValueRef call_rt(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
-    return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
-}
-
 void cg_panic_call(cg_module *m, const char *rt_fn, base_span at) {
     LLVMTypeRef ps[2] = {m->t_ptr, m->t_i32};
     LLVMValueRef f = cg_runtime_fn(m, rt_fn, m->t_void, ps, 2, true);
     LLVMValueRef args[2] = {cg_file_ptr(m, at), cg_line(m, at)};
-    call_rt(m, f, args, 2);
+    cg_call(m, f, args, 2);
     LLVMBuildUnreachable(m->b);
 }
 
@@ -34,7 +30,7 @@ static LLVMValueRef overflow_op(cg_module *m, const char *intrinsic, LLVMValueRe
     LLVMTypeRef ps[2] = {m->t_i64, m->t_i64};
     LLVMValueRef f = cg_runtime_fn(m, intrinsic, res, ps, 2, false);
     LLVMValueRef args[2] = {a, b};
-    LLVMValueRef r = call_rt(m, f, args, 2);
+    LLVMValueRef r = cg_call(m, f, args, 2);
     check(m, LLVMBuildExtractValue(m->b, r, 1, ""), "oxl_panic_overflow", at);
     return LLVMBuildExtractValue(m->b, r, 0, "");
 }
@@ -63,24 +59,22 @@ LLVMValueRef cg_value(cg_module *m, const ast_node *e, const sema_type *to) {
     return v;
 }
 
-static LLVMValueRef i64c(cg_module *m, long long v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
-
 LLVMValueRef cg_arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at) {
     switch (op) {
     case AST_OP_ADD: return overflow_op(m, "llvm.sadd.with.overflow.i64", a, b, at);
     case AST_OP_SUB: return overflow_op(m, "llvm.ssub.with.overflow.i64", a, b, at);
     case AST_OP_MUL: return overflow_op(m, "llvm.smul.with.overflow.i64", a, b, at);
     case AST_OP_DIV:
-        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, 0), ""), "oxl_panic_div_zero", at);
+        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, b, cg_i64(m, 0), ""), "oxl_panic_div_zero", at);
         check(m,
-              LLVMBuildAnd(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, -1), ""),
-                           LLVMBuildICmp(m->b, LLVMIntEQ, a, i64c(m, INT64_MIN), ""), ""),
+              LLVMBuildAnd(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, b, cg_i64(m, -1), ""),
+                           LLVMBuildICmp(m->b, LLVMIntEQ, a, cg_i64(m, INT64_MIN), ""), ""),
               "oxl_panic_overflow", at);
         return LLVMBuildSDiv(m->b, a, b, "");
     case AST_OP_MOD: {
-        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, 0), ""), "oxl_panic_div_zero", at);
+        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, b, cg_i64(m, 0), ""), "oxl_panic_div_zero", at);
         /* x % -1 is 0; srem would trap on Int min */
-        LLVMValueRef safe = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, b, i64c(m, -1), ""), i64c(m, 1), b, "");
+        LLVMValueRef safe = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, b, cg_i64(m, -1), ""), cg_i64(m, 1), b, "");
         return LLVMBuildSRem(m->b, a, safe, "");
     }
     default: return NULL;
@@ -118,7 +112,7 @@ static bool int_like(const ast_node *e) { return is_kind(e, TY_INT) || is_kind(e
 static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMValueRef *args, unsigned n) {
     LLVMTypeRef ps[2] = {m->t_ptr, m->t_ptr};
     LLVMValueRef f = cg_runtime_fn(m, name, m->t_i8, ps, n, false);
-    LLVMValueRef r = call_rt(m, f, args, n);
+    LLVMValueRef r = cg_call(m, f, args, n);
     return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
 }
 
@@ -131,14 +125,14 @@ static LLVMValueRef string_binary(cg_module *m, const ast_node *e) {
     switch (e->op) {
     case AST_OP_EQ: return rt_bool(m, "oxl_str_eq", args, 2);
     case AST_OP_NE: return LLVMBuildNot(m->b, rt_bool(m, "oxl_str_eq", args, 2), "");
-    case AST_OP_ADD: return call_rt(m, cg_runtime_fn(m, "oxl_str_concat", m->t_ptr, ps, 2, false), args, 2);
+    case AST_OP_ADD: return cg_call(m, cg_runtime_fn(m, "oxl_str_concat", m->t_ptr, ps, 2, false), args, 2);
     case AST_OP_LT: p = LLVMIntSLT; break;
     case AST_OP_LE: p = LLVMIntSLE; break;
     case AST_OP_GT: p = LLVMIntSGT; break;
     case AST_OP_GE: p = LLVMIntSGE; break;
     default: cg_unsupported(m, e->span, "this operator on strings"); return NULL;
     }
-    LLVMValueRef c = call_rt(m, cg_runtime_fn(m, "oxl_str_cmp", m->t_i32, ps, 2, false), args, 2);
+    LLVMValueRef c = cg_call(m, cg_runtime_fn(m, "oxl_str_cmp", m->t_i32, ps, 2, false), args, 2);
     return LLVMBuildICmp(m->b, p, c, LLVMConstInt(m->t_i32, 0, 0), "");
 }
 
@@ -197,7 +191,7 @@ static LLVMValueRef unary(cg_module *m, const ast_node *e) {
     if (!v) return NULL;
     if ((e->op == AST_OP_NOT || e->op == '!') && is_kind(e->a, TY_BOOL)) return LLVMBuildNot(m->b, v, "");
     if ((e->op == AST_OP_NEG || e->op == '-') && int_like(e->a)) {
-        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, v, i64c(m, INT64_MIN), ""), "oxl_panic_overflow", e->span);
+        check(m, LLVMBuildICmp(m->b, LLVMIntEQ, v, cg_i64(m, INT64_MIN), ""), "oxl_panic_overflow", e->span);
         return LLVMBuildNeg(m->b, v, "");
     }
     cg_unsupported(m, e->span, "this operator on this type");
@@ -207,8 +201,8 @@ static LLVMValueRef unary(cg_module *m, const ast_node *e) {
 static LLVMValueRef str_lit(cg_module *m, const char *s, int64_t len) {
     LLVMTypeRef ps[2] = {m->t_ptr, m->t_i64};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_str_from_lit", m->t_ptr, ps, 2, false);
-    LLVMValueRef args[2] = {cg_cstring(m, s, (size_t)len), i64c(m, len)};
-    return call_rt(m, f, args, 2);
+    LLVMValueRef args[2] = {cg_cstring(m, s, (size_t)len), cg_i64(m, len)};
+    return cg_call(m, f, args, 2);
 }
 
 /* Appends the text of e to the builder at sb. */
@@ -216,8 +210,8 @@ static bool sb_append(cg_module *m, LLVMValueRef sb, const ast_node *e) {
     LLVMTypeRef ps[3] = {LLVMPointerType(m->t_sb, 0), m->t_ptr, m->t_i64};
     if (e->kind == AST_STRING) {
         LLVMValueRef f = cg_runtime_fn(m, "oxl_sb_lit", m->t_void, ps, 3, false);
-        LLVMValueRef args[3] = {sb, cg_cstring(m, e->name ? e->name : "", (size_t)e->ival), i64c(m, e->ival)};
-        call_rt(m, f, args, 3);
+        LLVMValueRef args[3] = {sb, cg_cstring(m, e->name ? e->name : "", (size_t)e->ival), cg_i64(m, e->ival)};
+        cg_call(m, f, args, 3);
         return true;
     }
     LLVMValueRef v = cg_expr(m, e);
@@ -236,7 +230,7 @@ LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
     LLVMValueRef sb = cg_entry_alloca(m, m->t_sb, "sb");
     LLVMTypeRef ps[1] = {LLVMPointerType(m->t_sb, 0)};
     LLVMValueRef init = cg_runtime_fn(m, "oxl_sb_init", m->t_void, ps, 1, false);
-    call_rt(m, init, &sb, 1);
+    cg_call(m, init, &sb, 1);
     if (e->kind == AST_INTERP) {
         for (uint32_t i = 0; i < e->list.len; i++)
             if (!sb_append(m, sb, e->list.items[i])) return NULL;
@@ -244,7 +238,7 @@ LLVMValueRef cg_to_string(cg_module *m, const ast_node *e) {
         return NULL;
     }
     LLVMValueRef fin = cg_runtime_fn(m, "oxl_sb_finish", m->t_ptr, ps, 1, false);
-    return call_rt(m, fin, &sb, 1);
+    return cg_call(m, fin, &sb, 1);
 }
 
 /* ---- lists: struct oxl_list_obj { int64_t len, cap; oxl_word *items; } ---- */
@@ -285,7 +279,7 @@ LLVMValueRef cg_list_at(cg_module *m, LLVMValueRef list, LLVMValueRef i, base_sp
     LLVMTypeRef ps[4] = {m->t_ptr, m->t_i32, m->t_i64, m->t_i64};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_panic_index", m->t_void, ps, 4, true);
     LLVMValueRef args[4] = {cg_file_ptr(m, at), cg_line(m, at), i, len};
-    call_rt(m, f, args, 4);
+    cg_call(m, f, args, 4);
     LLVMBuildUnreachable(m->b);
     LLVMPositionBuilderAtEnd(m->b, ok);
     LLVMValueRef items = list_field(m, list, 2, LLVMPointerType(m->t_i64, 0));
@@ -297,15 +291,15 @@ LLVMValueRef cg_list_push(cg_module *m, LLVMValueRef list, LLVMValueRef w, base_
     LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_list_push", m->t_void, ps, 4, false);
     LLVMValueRef args[4] = {list, w, cg_file_ptr(m, at), cg_line(m, at)};
-    return call_rt(m, f, args, 4);
+    return cg_call(m, f, args, 4);
 }
 
 static LLVMValueRef list_lit(cg_module *m, const ast_node *e) {
     LLVMTypeRef lt = cg_type(m, e->type, e->span, false);
     if (!lt) return NULL;
     LLVMTypeRef ps[1] = {m->t_i64};
-    LLVMValueRef n = i64c(m, (long long)e->list.len);
-    LLVMValueRef list = call_rt(m, cg_runtime_fn(m, "oxl_list_new", m->t_ptr, ps, 1, false), &n, 1);
+    LLVMValueRef n = cg_i64(m, (long long)e->list.len);
+    LLVMValueRef list = cg_call(m, cg_runtime_fn(m, "oxl_list_new", m->t_ptr, ps, 1, false), &n, 1);
     const sema_type *et = e->type->elem;
     LLVMTypeRef elt = cg_type(m, et, e->span, false);
     if (!elt) return NULL;
@@ -335,7 +329,7 @@ static LLVMValueRef index_expr(cg_module *m, const ast_node *e) {
         LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef f = cg_runtime_fn(m, "oxl_bytes_at", m->t_i64, ps, 4, false);
         LLVMValueRef args[4] = {b, i, cg_file_ptr(m, e->span), cg_line(m, e->span)};
-        return call_rt(m, f, args, 4);
+        return cg_call(m, f, args, 4);
     }
     if (!is_kind(e->a, TY_LIST) || e->list.len != 1) {
         cg_unsupported(m, e->span, "indexing this type");
@@ -448,7 +442,7 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
     if (!cg_call_args(m, e, s->sig, args)) return NULL;
     if (s->is_extern) set_extern_site(m, e->span);
-    LLVMValueRef r = call_rt(m, f, args, s->sig->nparams);
+    LLVMValueRef r = cg_call(m, f, args, s->sig->nparams);
     if (s->is_extern) {
         for (uint32_t i = 0; i < s->sig->nparams; i++)
             if (s->sig->params[i].type->kind == TY_BOOL) add_zext(m, NULL, r, i + 1);
@@ -508,13 +502,13 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
         if (!str) return NULL;
         if (s->builtin == BI_PRINT) {
             LLVMTypeRef ps[1] = {m->t_ptr};
-            call_rt(m, cg_runtime_fn(m, "oxl_print", m->t_void, ps, 1, false), &str, 1);
+            cg_call(m, cg_runtime_fn(m, "oxl_print", m->t_void, ps, 1, false), &str, 1);
             return LLVMConstNull(m->t_ptr);
         }
         LLVMTypeRef ps[3] = {m->t_ptr, m->t_i32, m->t_ptr};
         LLVMValueRef f = cg_runtime_fn(m, "oxl_panic_msg", m->t_void, ps, 3, true);
         LLVMValueRef args[3] = {cg_file_ptr(m, e->span), cg_line(m, e->span), str};
-        call_rt(m, f, args, 3);
+        cg_call(m, f, args, 3);
         LLVMBuildUnreachable(m->b);
         return LLVMConstNull(m->t_ptr);
     }
@@ -546,7 +540,7 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     }
     if (s && s->kind == SYM_CONST && s->cval) {
         if (s->cval->kind == CV_NONE) return LLVMConstNull(m->t_ptr);
-        if (s->cval->kind == CV_INT) return i64c(m, s->cval->i);
+        if (s->cval->kind == CV_INT) return cg_i64(m, s->cval->i);
         if (s->cval->kind == CV_BOOL) return LLVMConstInt(m->t_i1, s->cval->i != 0, 0);
         if (s->cval->kind == CV_STRING) return str_lit(m, s->cval->s ? s->cval->s : "", (int64_t)s->cval->slen);
     }
@@ -595,7 +589,7 @@ LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
 
 static LLVMValueRef expr(cg_module *m, const ast_node *e) {
     switch (e->kind) {
-    case AST_INT: return i64c(m, e->ival);
+    case AST_INT: return cg_i64(m, e->ival);
     case AST_BOOL: return LLVMConstInt(m->t_i1, e->ival != 0, 0);
     case AST_PAREN: return cg_expr(m, e->a);
     case AST_STRING:
@@ -604,7 +598,7 @@ static LLVMValueRef expr(cg_module *m, const ast_node *e) {
     case AST_BINARY: return binary(m, e);
     case AST_UNARY: return unary(m, e);
     case AST_CALL: return call(m, e);
-    case AST_DURATION: return i64c(m, e->ival);
+    case AST_DURATION: return cg_i64(m, e->ival);
     case AST_LIST_LIT: return list_lit(m, e);
     case AST_MAP_LIT: return cg_map_lit(m, e);
     case AST_STRUCT_LIT: return cg_struct_lit(m, e);

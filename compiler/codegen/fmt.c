@@ -12,15 +12,13 @@
 
 #define CG_FMT_MAX_DEPTH 16
 
-static LLVMValueRef i64c(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
-
 static LLVMTypeRef sb_ptr(cg_module *m) { return LLVMPointerType(m->t_sb, 0); }
 
 static void lit(cg_module *m, LLVMValueRef sb, const char *s) {
     LLVMTypeRef ps[3] = {sb_ptr(m), m->t_ptr, m->t_i64};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_sb_lit", m->t_void, ps, 3, false);
     size_t n = strlen(s);
-    LLVMValueRef args[3] = {sb, cg_cstring(m, s, n), i64c(m, (int64_t)n)};
+    LLVMValueRef args[3] = {sb, cg_cstring(m, s, n), cg_i64(m, (int64_t)n)};
     cg_call(m, f, args, 3);
 }
 
@@ -66,7 +64,7 @@ static void fmt_string(cg_module *m, LLVMValueRef sb, LLVMValueRef w, LLVMValueR
         return;
     }
     LLVMBasicBlockRef top = bb(m, "top"), quoted = bb(m, "quoted"), done = bb(m, "done");
-    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, depth, i64c(m, 0), ""), top, quoted);
+    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, depth, cg_i64(m, 0), ""), top, quoted);
     LLVMPositionBuilderAtEnd(m->b, top);
     rt2(m, "oxl_sb_str", sb, s, m->t_ptr, false);
     LLVMBuildBr(m->b, done);
@@ -84,9 +82,9 @@ static void fmt_union(cg_module *m, LLVMValueRef sb, LLVMValueRef w, const sema_
     for (uint32_t i = 0; i < t->nitems; i++) {
         const sema_type *mt = t->items[i];
         LLVMBasicBlockRef c = bb(m, "member");
-        LLVMAddCase(sw, i64c(m, mt->id), c);
+        LLVMAddCase(sw, cg_i64(m, mt->id), c);
         LLVMPositionBuilderAtEnd(m->b, c);
-        if (mt->kind == TY_NONE) append_word(m, sb, i64c(m, 0), mt, depth);
+        if (mt->kind == TY_NONE) append_word(m, sb, cg_i64(m, 0), mt, depth);
         else append_word(m, sb, cg_box_word(m, u), mt, depth);
         LLVMBuildBr(m->b, done);
     }
@@ -100,7 +98,7 @@ static void fmt_union(cg_module *m, LLVMValueRef sb, LLVMValueRef w, const sema_
 static void too_deep(cg_module *m, LLVMValueRef sb, LLVMValueRef depth, LLVMBasicBlockRef *done) {
     LLVMBasicBlockRef deep = bb(m, "deep"), body = bb(m, "body");
     *done = bb(m, "done");
-    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntSGT, depth, i64c(m, CG_FMT_MAX_DEPTH), ""), deep, body);
+    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntSGT, depth, cg_i64(m, CG_FMT_MAX_DEPTH), ""), deep, body);
     LLVMPositionBuilderAtEnd(m->b, deep);
     lit(m, sb, "...");
     LLVMBuildBr(m->b, *done);
@@ -119,8 +117,8 @@ static void fmt_list(cg_module *m, LLVMValueRef sb, LLVMValueRef w, const sema_t
     LLVMValueRef l = LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
     lit(m, sb, "[");
     LLVMValueRef idx = cg_entry_alloca(m, m->t_i64, "i");
-    LLVMBuildStore(m->b, i64c(m, 0), idx);
-    LLVMValueRef d1 = LLVMBuildAdd(m->b, depth, i64c(m, 1), "");
+    LLVMBuildStore(m->b, cg_i64(m, 0), idx);
+    LLVMValueRef d1 = LLVMBuildAdd(m->b, depth, cg_i64(m, 1), "");
     LLVMBasicBlockRef cond = bb(m, "cond"), body = bb(m, "item"), sep = bb(m, "sep"), item = bb(m, "value"),
                       end = bb(m, "end");
     LLVMBuildBr(m->b, cond);
@@ -129,14 +127,14 @@ static void fmt_list(cg_module *m, LLVMValueRef sb, LLVMValueRef w, const sema_t
     LLVMValueRef n = cg_list_len(m, l); /* re-read: a cycle cannot grow it, but stay safe */
     LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntSLT, i, n, ""), body, end);
     LLVMPositionBuilderAtEnd(m->b, body);
-    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, i, i64c(m, 0), ""), item, sep);
+    LLVMBuildCondBr(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, i, cg_i64(m, 0), ""), item, sep);
     LLVMPositionBuilderAtEnd(m->b, sep);
     lit(m, sb, ", ");
     LLVMBuildBr(m->b, item);
     LLVMPositionBuilderAtEnd(m->b, item);
-    LLVMValueRef items = LLVMBuildIntToPtr(m->b, load_word(m, l, i64c(m, 2)), m->t_ptr, "");
+    LLVMValueRef items = LLVMBuildIntToPtr(m->b, load_word(m, l, cg_i64(m, 2)), m->t_ptr, "");
     append_word(m, sb, load_word(m, items, i), t->elem, d1);
-    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, i64c(m, 1), ""), idx);
+    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, cg_i64(m, 1), ""), idx);
     LLVMBuildBr(m->b, cond);
     LLVMPositionBuilderAtEnd(m->b, end);
     lit(m, sb, "]");
@@ -153,9 +151,9 @@ static void fmt_map(cg_module *m, LLVMValueRef sb, LLVMValueRef w, const sema_ty
     LLVMValueRef key = cg_entry_alloca(m, m->t_i64, "key");
     LLVMValueRef val = cg_entry_alloca(m, m->t_i64, "val");
     LLVMValueRef first = cg_entry_alloca(m, m->t_i1, "first");
-    LLVMBuildStore(m->b, i64c(m, 0), pos);
+    LLVMBuildStore(m->b, cg_i64(m, 0), pos);
     LLVMBuildStore(m->b, LLVMConstInt(m->t_i1, 1, 0), first);
-    LLVMValueRef d1 = LLVMBuildAdd(m->b, depth, i64c(m, 1), "");
+    LLVMValueRef d1 = LLVMBuildAdd(m->b, depth, cg_i64(m, 1), "");
     LLVMBasicBlockRef cond = bb(m, "cond"), body = bb(m, "entry"), sep = bb(m, "sep"), item = bb(m, "kv"),
                       end = bb(m, "end");
     LLVMBuildBr(m->b, cond);
@@ -188,14 +186,14 @@ static void fmt_struct(cg_module *m, LLVMValueRef sb, LLVMValueRef w, const sema
     LLVMBasicBlockRef done;
     too_deep(m, sb, depth, &done);
     LLVMValueRef o = LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
-    LLVMValueRef d1 = LLVMBuildAdd(m->b, depth, i64c(m, 1), "");
+    LLVMValueRef d1 = LLVMBuildAdd(m->b, depth, cg_i64(m, 1), "");
     char buf[300];
     snprintf(buf, sizeof buf, "%s {", t->name ? t->name : "?");
     lit(m, sb, buf);
     for (uint32_t i = 0; i < t->nfields; i++) {
         snprintf(buf, sizeof buf, "%s %s: ", i ? "," : "", t->fields[i].name ? t->fields[i].name : "?");
         lit(m, sb, buf);
-        append_word(m, sb, load_word(m, o, i64c(m, i)), t->fields[i].type, d1);
+        append_word(m, sb, load_word(m, o, cg_i64(m, i)), t->fields[i].type, d1);
     }
     lit(m, sb, t->nfields ? " }" : "}");
     LLVMBuildBr(m->b, done);
@@ -267,6 +265,6 @@ bool cg_fmt_append(cg_module *m, LLVMValueRef sb, LLVMValueRef v, const sema_typ
     case TY_BOOL: rt2(m, "oxl_sb_bool", sb, v, m->t_i1, true); return true;
     default: break;
     }
-    append_word(m, sb, cg_to_word(m, v, t), t, i64c(m, 0));
+    append_word(m, sb, cg_to_word(m, v, t), t, cg_i64(m, 0));
     return true;
 }

@@ -68,8 +68,6 @@ LLVMValueRef cg_map_new(cg_module *m, const sema_type *t) {
     return cg_call(m, f, &arg, 1);
 }
 
-static LLVMValueRef i64c(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
-
 static LLVMValueRef rt(cg_module *m, const char *name, LLVMTypeRef res, LLVMTypeRef *ps, LLVMValueRef *args,
                        unsigned n) {
     return cg_call(m, cg_runtime_fn(m, name, res, ps, n, false), args, n);
@@ -159,7 +157,7 @@ bool cg_for_map(cg_module *m, const ast_node *s) {
     LLVMValueRef out = cg_entry_alloca(m, m->t_i64, "val");
     LLVMValueRef kslot = cg_entry_alloca(m, kt, s->name ? s->name : "k");
     LLVMValueRef vslot = s->name2 ? cg_entry_alloca(m, vt, s->name2) : NULL;
-    LLVMBuildStore(m->b, i64c(m, 0), idx);
+    LLVMBuildStore(m->b, cg_i64(m, 0), idx);
     cg_add_local(m, s, kslot);
     if (vslot) cg_add_local2(m, s, vslot);
     LLVMBasicBlockRef cond = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "formap.cond");
@@ -181,7 +179,7 @@ bool cg_for_map(cg_module *m, const ast_node *s) {
     if (!cg_loop_body(m, s->b, end, step)) return false;
     LLVMPositionBuilderAtEnd(m->b, step);
     i = LLVMBuildLoad2(m->b, m->t_i64, idx, "");
-    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, i64c(m, 1), ""), idx);
+    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, cg_i64(m, 1), ""), idx);
     LLVMBuildBr(m->b, cond);
     LLVMPositionBuilderAtEnd(m->b, end);
     return true;

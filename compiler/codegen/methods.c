@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-static LLVMValueRef i64c(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
-
 static LLVMValueRef rt(cg_module *m, const char *name, LLVMTypeRef res, LLVMTypeRef *ps, LLVMValueRef *args,
                        unsigned n) {
     return cg_call(m, cg_runtime_fn(m, name, res, ps, n, false), args, n);
@@ -86,7 +84,7 @@ static LLVMValueRef contains_loop(cg_module *m, LLVMValueRef list, LLVMValueRef 
                                   base_span at) {
     LLVMValueRef idx = cg_entry_alloca(m, m->t_i64, "i");
     LLVMValueRef res = cg_entry_alloca(m, m->t_i1, "found");
-    LLVMBuildStore(m->b, i64c(m, 0), idx);
+    LLVMBuildStore(m->b, cg_i64(m, 0), idx);
     LLVMBuildStore(m->b, LLVMConstInt(m->t_i1, 0, 0), res);
     LLVMBasicBlockRef cond = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "contains.cond");
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "contains.body");
@@ -104,7 +102,7 @@ static LLVMValueRef contains_loop(cg_module *m, LLVMValueRef list, LLVMValueRef 
     LLVMBuildStore(m->b, LLVMConstInt(m->t_i1, 1, 0), res);
     LLVMBuildBr(m->b, end);
     LLVMPositionBuilderAtEnd(m->b, next);
-    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, i64c(m, 1), ""), idx);
+    LLVMBuildStore(m->b, LLVMBuildAdd(m->b, i, cg_i64(m, 1), ""), idx);
     LLVMBuildBr(m->b, cond);
     LLVMPositionBuilderAtEnd(m->b, end);
     return LLVMBuildLoad2(m->b, m->t_i1, res, "");

@@ -28,6 +28,12 @@ LLVMValueRef cg_runtime_fn(cg_module *m, const char *name, LLVMTypeRef result, L
 }
 
 /* A private constant array of the bytes plus a NUL; returns an i8* to it. */
+LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
+    return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
+}
+
+LLVMValueRef cg_i64(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
+
 LLVMValueRef cg_cstring(cg_module *m, const char *bytes, size_t len) {
     LLVMValueRef init = LLVMConstStringInContext(m->ctx, bytes, (unsigned)len, 0);
     char name[32];
@@ -171,7 +177,7 @@ static void emit_c_main(cg_module *m, LLVMValueRef oxl_main) {
     LLVMPositionBuilderAtEnd(m->b, bb);
     LLVMTypeRef ps[1] = {LLVMTypeOf(oxl_main)};
     LLVMValueRef rt_main = cg_runtime_fn(m, "oxl_rt_main", m->t_i32, ps, 1, false);
-    LLVMValueRef st = LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(rt_main)), rt_main, &oxl_main, 1, "");
+    LLVMValueRef st = cg_call(m, rt_main, &oxl_main, 1);
     LLVMBuildRet(m->b, st);
 }
 

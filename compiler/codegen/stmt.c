@@ -332,7 +332,7 @@ static bool assert_stmt(cg_module *m, const ast_node *s) {
     LLVMTypeRef ps[4] = {m->t_ptr, m->t_i32, m->t_ptr, m->t_ptr};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_assert_fail", m->t_void, ps, 4, true);
     LLVMValueRef args[4] = {cg_file_ptr(m, s->span), cg_line(m, s->span), cg_cstring(m, text, strlen(text)), msg};
-    LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, 4, "");
+    cg_call(m, f, args, 4);
     LLVMBuildUnreachable(m->b);
     LLVMPositionBuilderAtEnd(m->b, ok);
     return true;

@@ -16,12 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static LLVMValueRef call_fn(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
-    return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
-}
-
-static LLVMValueRef i64c(cg_module *m, long long v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
-
 static void *xrealloc(void *p, size_t n) {
     void *q = realloc(p, n);
     if (!q) {
@@ -117,8 +111,8 @@ LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t,
      * in a loop body is a new variable in each iteration) */
     LLVMTypeRef ps[1] = {m->t_i64};
     LLVMValueRef alloc = cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false);
-    LLVMValueRef size = i64c(m, 8);
-    LLVMValueRef cell = call_fn(m, alloc, &size, 1);
+    LLVMValueRef size = cg_i64(m, 8);
+    LLVMValueRef cell = cg_call(m, alloc, &size, 1);
     return LLVMBuildBitCast(m->b, cell, LLVMPointerType(t, 0), name);
 }
 
@@ -205,7 +199,7 @@ static void find_captures(cg_module *m, const ast_node *n, capture_list *out) {
 }
 
 static LLVMValueRef env_slot(cg_module *m, LLVMValueRef env_words, uint32_t i) {
-    LLVMValueRef idx = i64c(m, i);
+    LLVMValueRef idx = cg_i64(m, i);
     return LLVMBuildInBoundsGEP2(m->b, m->t_i64, env_words, &idx, 1, "");
 }
 
@@ -217,8 +211,8 @@ static LLVMValueRef new_env(cg_module *m, uint32_t n, LLVMValueRef *words) {
     }
     LLVMTypeRef ps[1] = {m->t_i64};
     LLVMValueRef alloc = cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false);
-    LLVMValueRef size = i64c(m, (long long)n * 8);
-    LLVMValueRef env = call_fn(m, alloc, &size, 1);
+    LLVMValueRef size = cg_i64(m, (long long)n * 8);
+    LLVMValueRef env = cg_call(m, alloc, &size, 1);
     *words = LLVMBuildBitCast(m->b, env, LLVMPointerType(m->t_i64, 0), "");
     return env;
 }
@@ -253,7 +247,7 @@ static LLVMValueRef go(cg_module *m, LLVMValueRef thunk, LLVMValueRef env, base_
     LLVMValueRef line;
     LLVMValueRef file = loc(m, at, &line);
     LLVMValueRef args[4] = {thunk, env, file, line};
-    return call_fn(m, f, args, 4);
+    return cg_call(m, f, args, 4);
 }
 
 static char *spawn_name(cg_module *m, const char *what) {
@@ -337,8 +331,8 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     LLVMBasicBlockRef here = LLVMGetInsertBlock(m->b);
     LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry"));
     LLVMValueRef arg = LLVMGetParam(thunk, 0);
-    LLVMValueRef r = call_fn(m, body, &arg, 1);
-    LLVMBuildRet(m->b, res == m->t_void ? i64c(m, 0) : to_word(m, r));
+    LLVMValueRef r = cg_call(m, body, &arg, 1);
+    LLVMBuildRet(m->b, res == m->t_void ? cg_i64(m, 0) : to_word(m, r));
     LLVMPositionBuilderAtEnd(m->b, here);
     return go(m, thunk, env, e->span);
 }
@@ -378,8 +372,8 @@ static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
             args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), ""),
                                 LLVMTypeOf(LLVMGetParam(f, i)));
     }
-    LLVMValueRef r = call_fn(m, f, args, n);
-    LLVMBuildRet(m->b, LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind ? i64c(m, 0) : to_word(m, r));
+    LLVMValueRef r = cg_call(m, f, args, n);
+    LLVMBuildRet(m->b, LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind ? cg_i64(m, 0) : to_word(m, r));
     LLVMPositionBuilderAtEnd(m->b, here);
     return go(m, thunk, env, e->span);
 }
@@ -401,7 +395,7 @@ static LLVMValueRef recv_word(cg_module *m, LLVMValueRef chan, LLVMValueRef slot
     LLVMValueRef line;
     LLVMValueRef file = loc(m, at, &line);
     LLVMValueRef args[4] = {chan, slot, file, line};
-    LLVMValueRef r = call_fn(m, f, args, 4);
+    LLVMValueRef r = cg_call(m, f, args, 4);
     return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
 }
 
@@ -430,7 +424,7 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
         if (!v) return NULL;
         LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[4] = {c, to_word(m, v), file, line};
-        call_fn(m, cg_runtime_fn(m, "oxl_chan_send_word", m->t_void, ps, 4, false), args, 4);
+        cg_call(m, cg_runtime_fn(m, "oxl_chan_send_word", m->t_void, ps, 4, false), args, 4);
         return LLVMConstInt(m->t_i1, 0, 0);
     }
     if (strcmp(name, "recv") == 0 && e->list.len == 0) {
@@ -441,12 +435,12 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
     if (strcmp(name, "close") == 0 && e->list.len == 0) {
         LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
         LLVMValueRef args[3] = {c, file, line};
-        call_fn(m, cg_runtime_fn(m, "oxl_chan_close_at", m->t_void, ps, 3, false), args, 3);
+        cg_call(m, cg_runtime_fn(m, "oxl_chan_close_at", m->t_void, ps, 3, false), args, 3);
         return LLVMConstInt(m->t_i1, 0, 0);
     }
     if (strcmp(name, "len") == 0 && e->list.len == 0) {
         LLVMTypeRef ps[1] = {m->t_ptr};
-        return call_fn(m, cg_runtime_fn(m, "oxl_chan_count", m->t_i64, ps, 1, false), &c, 1);
+        return cg_call(m, cg_runtime_fn(m, "oxl_chan_count", m->t_i64, ps, 1, false), &c, 1);
     }
     cg_unsupported(m, e->span, "this channel method");
     return NULL;
@@ -466,7 +460,7 @@ static LLVMValueRef task_method(cg_module *m, const ast_node *e, const ast_node 
     LLVMValueRef file = loc(m, e->span, &line);
     LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
     LLVMValueRef args[3] = {h, file, line};
-    LLVMValueRef w = call_fn(m, cg_runtime_fn(m, "oxl_go_join", m->t_i64, ps, 3, false), args, 3);
+    LLVMValueRef w = cg_call(m, cg_runtime_fn(m, "oxl_go_join", m->t_i64, ps, 3, false), args, 3);
     if (!t) return LLVMConstInt(m->t_i1, 0, 0);
     return from_word(m, w, t);
 }
@@ -482,19 +476,19 @@ bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out) {
     *out = NULL;
     /* Chan[T](cap) */
     if (e->type && e->type->kind == TY_CHAN && (callee->kind == AST_INDEX || callee->kind == AST_TYPE_NAME)) {
-        LLVMValueRef cap = i64c(m, 0);
+        LLVMValueRef cap = cg_i64(m, 0);
         if (e->list.len == 1 && !(cap = cg_operand(m, ((const ast_node *)e->list.items[0])->a, m->t_i64))) return true;
         LLVMValueRef line;
         LLVMValueRef file = loc(m, e->span, &line);
         LLVMTypeRef ps[3] = {m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[3] = {cap, file, line};
-        *out = call_fn(m, cg_runtime_fn(m, "oxl_chan_make", m->t_ptr, ps, 3, false), args, 3);
+        *out = cg_call(m, cg_runtime_fn(m, "oxl_chan_make", m->t_ptr, ps, 3, false), args, 3);
         return true;
     }
     /* Instant.now() is std.time's now() (extern fns are calls of expr.c) */
     if (callee->kind == AST_FIELD_ACCESS && callee->name && strcmp(callee->name, "now") == 0 &&
         is_type_named(callee->a, TY_INSTANT)) {
-        *out = call_fn(m, cg_runtime_fn(m, "oxl_std_time_now", m->t_i64, NULL, 0, false), NULL, 0);
+        *out = cg_call(m, cg_runtime_fn(m, "oxl_std_time_now", m->t_i64, NULL, 0, false), NULL, 0);
         return true;
     }
     /* methods of Chan[T] and Task[T] */
@@ -584,8 +578,8 @@ bool cg_select(cg_module *m, const ast_node *s) {
         LLVMValueRef idx[2] = {zero, LLVMConstInt(m->t_i32, k, 0)};
         LLVMBuildStore(m->b, c, LLVMBuildInBoundsGEP2(m->b, arr_p, chans, idx, 2, ""));
         bool send = arm->op == AST_SEL_SEND;
-        LLVMBuildStore(m->b, i64c(m, send), LLVMBuildInBoundsGEP2(m->b, arr_w, sends, idx, 2, ""));
-        LLVMValueRef w = i64c(m, 0);
+        LLVMBuildStore(m->b, cg_i64(m, send), LLVMBuildInBoundsGEP2(m->b, arr_w, sends, idx, 2, ""));
+        LLVMValueRef w = cg_i64(m, 0);
         if (send) {
             const ast_node *call = arm->a;
             if (call->list.len != 1) {
@@ -600,19 +594,19 @@ bool cg_select(cg_module *m, const ast_node *s) {
         LLVMBuildStore(m->b, w, LLVMBuildInBoundsGEP2(m->b, arr_w, words, idx, 2, ""));
         k++;
     }
-    LLVMValueRef timeout = i64c(m, -1);
+    LLVMValueRef timeout = cg_i64(m, -1);
     if (after) {
         LLVMValueRef d = cg_operand(m, after->a, m->t_i64);
         if (!d) return false;
         /* a negative wait is no wait */
-        timeout = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntSLT, d, i64c(m, 0), ""), i64c(m, 0), d, "");
+        timeout = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntSLT, d, cg_i64(m, 0), ""), cg_i64(m, 0), d, "");
     }
     LLVMValueRef line;
     LLVMValueRef file = loc(m, s->span, &line);
     LLVMValueRef idx0[2] = {zero, zero};
     LLVMTypeRef ps[8] = {m->t_i64, LLVMPointerType(m->t_ptr, 0), LLVMPointerType(m->t_i64, 0),
                          LLVMPointerType(m->t_i64, 0), m->t_i64, LLVMPointerType(m->t_i32, 0), m->t_ptr, m->t_i32};
-    LLVMValueRef args[8] = {i64c(m, nch),
+    LLVMValueRef args[8] = {cg_i64(m, nch),
                             LLVMBuildInBoundsGEP2(m->b, arr_p, chans, idx0, 2, ""),
                             LLVMBuildInBoundsGEP2(m->b, arr_w, sends, idx0, 2, ""),
                             LLVMBuildInBoundsGEP2(m->b, arr_w, words, idx0, 2, ""),
@@ -620,7 +614,7 @@ bool cg_select(cg_module *m, const ast_node *s) {
                             closed,
                             file,
                             line};
-    LLVMValueRef taken = call_fn(m, cg_runtime_fn(m, "oxl_select_words", m->t_i64, ps, 8, false), args, 8);
+    LLVMValueRef taken = cg_call(m, cg_runtime_fn(m, "oxl_select_words", m->t_i64, ps, 8, false), args, 8);
 
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "sel.end");
     LLVMBasicBlockRef none_bb = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "sel.none");
@@ -631,7 +625,7 @@ bool cg_select(cg_module *m, const ast_node *s) {
     for (uint32_t i = 0; i < n; i++) {
         const ast_node *arm = s->list.items[i];
         LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "sel.arm");
-        LLVMAddCase(sw, i64c(m, arm->op == AST_SEL_AFTER ? (long long)nch : (long long)k), bb);
+        LLVMAddCase(sw, cg_i64(m, arm->op == AST_SEL_AFTER ? (long long)nch : (long long)k), bb);
         LLVMPositionBuilderAtEnd(m->b, bb);
         if (arm->op == AST_SEL_RECV && arm->name && arm->sym) {
             const ast_node *ch = arm_chan(arm);

@@ -17,8 +17,6 @@ static const char *relative_path(const cg_module *m, const char *path) {
     return slash ? slash + 1 : path;
 }
 
-static LLVMValueRef word(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
-
 /* The role names of `with cluster(roles: [...])` as an array of C strings,
  * or a null pointer without roles. */
 static LLVMValueRef roles_array(cg_module *m, const sema_test *t, uint32_t index) {
@@ -75,17 +73,17 @@ bool cg_emit_tests(cg_module *m) {
         const char *tname = decl->name ? decl->name : "";
         size_t tlen = decl->ival > 0 ? (size_t)decl->ival : strlen(tname);
         LLVMValueRef vals[12] = {cg_cstring(m, tname, tlen),
-                                 word(m, (int64_t)tlen),
+                                 cg_i64(m, (int64_t)tlen),
                                  cg_cstring(m, file, strlen(file)),
-                                 word(m, (int64_t)pos.line),
-                                 word(m, (int64_t)pos.col),
-                                 word(m, t->sim ? 1 : 0),
-                                 word(m, t->sim ? t->seed_first : 0),
-                                 word(m, t->sim ? t->seed_last : 0),
-                                 word(m, t->nodes),
+                                 cg_i64(m, (int64_t)pos.line),
+                                 cg_i64(m, (int64_t)pos.col),
+                                 cg_i64(m, t->sim ? 1 : 0),
+                                 cg_i64(m, t->sim ? t->seed_first : 0),
+                                 cg_i64(m, t->sim ? t->seed_last : 0),
+                                 cg_i64(m, t->nodes),
                                  body,
                                  roles_array(m, t, i),
-                                 word(m, (int64_t)t->roles.len)};
+                                 cg_i64(m, (int64_t)t->roles.len)};
         rows[i] = LLVMConstNamedStruct(case_ty, vals, 12);
     }
     if (!ok) {
@@ -115,8 +113,8 @@ bool cg_emit_tests(cg_module *m) {
     LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0);
     LLVMValueRef idx[2] = {zero, zero};
     LLVMValueRef args[4] = {LLVMGetParam(f, 0), LLVMGetParam(f, 1), LLVMConstInBoundsGEP2(arr_ty, table, idx, 2),
-                            word(m, n)};
-    LLVMValueRef st = LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(tm)), tm, args, 4, "");
+                            cg_i64(m, n)};
+    LLVMValueRef st = cg_call(m, tm, args, 4);
     LLVMBuildRet(m->b, st);
     return true;
 }

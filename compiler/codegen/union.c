@@ -7,10 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
-    return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
-}
-
 /* The members of t (t itself when it is not a union); *one is the storage
  * for that case. */
 static uint32_t members(const sema_type *t, const sema_type **one, const sema_type *const **items) {
@@ -114,8 +110,6 @@ const char *cg_type_name(const sema_type *t, char *buf, size_t size) {
     return buf;
 }
 
-static LLVMValueRef i64c(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
-
 static LLVMValueRef box_field(cg_module *m, LLVMValueRef box, unsigned idx) {
     LLVMValueRef p = LLVMBuildBitCast(m->b, box, LLVMPointerType(m->t_i64, 0), "");
     if (idx) {
@@ -128,7 +122,7 @@ static LLVMValueRef box_field(cg_module *m, LLVMValueRef box, unsigned idx) {
 LLVMValueRef cg_box_word(cg_module *m, LLVMValueRef box) { return box_field(m, box, 1); }
 
 LLVMValueRef cg_union_tag(cg_module *m, LLVMValueRef v, const sema_type *t) {
-    if (t->kind != TY_UNION) return i64c(m, t->id);
+    if (t->kind != TY_UNION) return cg_i64(m, t->id);
     const sema_type *nm = none_member(t);
     if (!nm) return box_field(m, v, 0);
     /* none is NULL: read the tag only from a box */
@@ -142,7 +136,7 @@ LLVMValueRef cg_union_tag(cg_module *m, LLVMValueRef v, const sema_type *t) {
     LLVMBuildBr(m->b, done);
     LLVMPositionBuilderAtEnd(m->b, done);
     LLVMValueRef phi = LLVMBuildPhi(m->b, m->t_i64, "tag");
-    LLVMValueRef vals[2] = {i64c(m, nm->id), tag};
+    LLVMValueRef vals[2] = {cg_i64(m, nm->id), tag};
     LLVMBasicBlockRef bbs[2] = {from, load};
     LLVMAddIncoming(phi, vals, bbs, 2);
     return phi;
@@ -155,7 +149,7 @@ LLVMValueRef cg_tag_in(cg_module *m, LLVMValueRef tag, const sema_type *set) {
     LLVMValueRef r = NULL;
     for (uint32_t i = 0; i < n; i++) {
         if (items[i]->kind == TY_NEVER) continue;
-        LLVMValueRef c = LLVMBuildICmp(m->b, LLVMIntEQ, tag, i64c(m, items[i]->id), "");
+        LLVMValueRef c = LLVMBuildICmp(m->b, LLVMIntEQ, tag, cg_i64(m, items[i]->id), "");
         r = r ? LLVMBuildOr(m->b, r, c, "") : c;
     }
     return r ? r : LLVMConstInt(m->t_i1, 0, 0);
@@ -177,7 +171,7 @@ static void check_tag(cg_module *m, LLVMValueRef v, const sema_type *from, const
         const sema_type *mt = from->items[i];
         cg_type_name(mt, buf, sizeof buf);
         LLVMValueRef name = cg_cstring(m, buf, strlen(buf));
-        got = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, tag, i64c(m, mt->id), ""), name, got, "");
+        got = LLVMBuildSelect(m->b, LLVMBuildICmp(m->b, LLVMIntEQ, tag, cg_i64(m, mt->id), ""), name, got, "");
     }
     LLVMTypeRef ps[4] = {m->t_ptr, m->t_i32, m->t_ptr, m->t_ptr};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_panic_union", m->t_void, ps, 4, true);
@@ -198,7 +192,7 @@ LLVMValueRef cg_coerce(cg_module *m, LLVMValueRef v, const sema_type *from, cons
         if (from->kind == TY_NONE) return LLVMConstNull(m->t_ptr);
         LLVMTypeRef ps[2] = {m->t_i64, m->t_i64};
         LLVMValueRef f = cg_runtime_fn(m, "oxl_box_new", m->t_ptr, ps, 2, false);
-        LLVMValueRef args[2] = {i64c(m, from->id), cg_to_word(m, v, from)};
+        LLVMValueRef args[2] = {cg_i64(m, from->id), cg_to_word(m, v, from)};
         return cg_call(m, f, args, 2);
     }
     if (from->kind == TY_UNION) {
@@ -234,7 +228,7 @@ static LLVMValueRef phi2(cg_module *m, LLVMValueRef a, LLVMBasicBlockRef abb, LL
 static LLVMValueRef member_eq(cg_module *m, LLVMValueRef u, const sema_type *ut, LLVMValueRef v,
                               const sema_type *vt) {
     if (vt->kind == TY_NONE) return LLVMBuildIsNull(m->b, u, "");
-    LLVMValueRef same = LLVMBuildICmp(m->b, LLVMIntEQ, cg_union_tag(m, u, ut), i64c(m, vt->id), "");
+    LLVMValueRef same = LLVMBuildICmp(m->b, LLVMIntEQ, cg_union_tag(m, u, ut), cg_i64(m, vt->id), "");
     LLVMBasicBlockRef from = LLVMGetInsertBlock(m->b);
     LLVMBasicBlockRef cmp = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "eq.value");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "eq.done");
@@ -269,7 +263,7 @@ LLVMValueRef cg_values_eq(cg_module *m, LLVMValueRef l, const sema_type *lt, LLV
          * and bytes by content */
         LLVMBasicBlockRef words = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "eq.words");
         LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "eq.join");
-        LLVMValueRef isnone = nm ? LLVMBuildICmp(m->b, LLVMIntEQ, tl, i64c(m, nm->id), "") : LLVMConstInt(m->t_i1, 0, 0);
+        LLVMValueRef isnone = nm ? LLVMBuildICmp(m->b, LLVMIntEQ, tl, cg_i64(m, nm->id), "") : LLVMConstInt(m->t_i1, 0, 0);
         LLVMBasicBlockRef at_cmp = LLVMGetInsertBlock(m->b);
         LLVMBuildCondBr(m->b, isnone, join, words);
         LLVMPositionBuilderAtEnd(m->b, words);
@@ -279,7 +273,7 @@ LLVMValueRef cg_values_eq(cg_module *m, LLVMValueRef l, const sema_type *lt, LLV
         for (uint32_t i = 0; i < big->nitems; i++)
             if (cg_is_string_like(big->items[i])) {
                 strt = big->items[i];
-                LLVMValueRef c = LLVMBuildICmp(m->b, LLVMIntEQ, tl, i64c(m, big->items[i]->id), "");
+                LLVMValueRef c = LLVMBuildICmp(m->b, LLVMIntEQ, tl, cg_i64(m, big->items[i]->id), "");
                 isstr = isstr ? LLVMBuildOr(m->b, isstr, c, "") : c;
             }
         LLVMValueRef weq = LLVMBuildICmp(m->b, LLVMIntEQ, wl, wr, "");
