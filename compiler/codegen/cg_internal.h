@@ -201,6 +201,11 @@ bool cg_fmt_append(cg_module *m, LLVMValueRef sb, LLVMValueRef v, const sema_typ
 LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned n);
 /* An Int constant. */
 LLVMValueRef cg_i64(cg_module *m, int64_t v);
+/* A call of the runtime function `name` (declared on first use), and the
+ * same for a predicate returning C bool (i8), as an i1. */
+LLVMValueRef cg_rt(cg_module *m, const char *name, LLVMTypeRef res, LLVMTypeRef *ps, LLVMValueRef *args,
+                  unsigned n);
+LLVMValueRef cg_rt_bool(cg_module *m, const char *name, LLVMTypeRef *ps, LLVMValueRef *args, unsigned n);
 
 /* target.c */
 bool cg_target_init(cg_module *m);

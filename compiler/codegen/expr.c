@@ -109,11 +109,10 @@ static bool is_kind(const ast_node *e, sema_tkind k) { return e->type && e->type
 static bool int_like(const ast_node *e) { return is_kind(e, TY_INT) || is_kind(e, TY_DURATION) || is_kind(e, TY_INSTANT); }
 
 /* A runtime predicate returning C bool, declared as i8 and tested != 0. */
+/* A runtime predicate over n pointers (strings, bytes). */
 static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMValueRef *args, unsigned n) {
     LLVMTypeRef ps[2] = {m->t_ptr, m->t_ptr};
-    LLVMValueRef f = cg_runtime_fn(m, name, m->t_i8, ps, n, false);
-    LLVMValueRef r = cg_call(m, f, args, n);
-    return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
+    return cg_rt_bool(m, name, ps, args, n);
 }
 
 static LLVMValueRef string_binary(cg_module *m, const ast_node *e) {

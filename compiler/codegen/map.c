@@ -68,26 +68,17 @@ LLVMValueRef cg_map_new(cg_module *m, const sema_type *t) {
     return cg_call(m, f, &arg, 1);
 }
 
-static LLVMValueRef rt(cg_module *m, const char *name, LLVMTypeRef res, LLVMTypeRef *ps, LLVMValueRef *args,
-                       unsigned n) {
-    return cg_call(m, cg_runtime_fn(m, name, res, ps, n, false), args, n);
-}
-
-static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMTypeRef *ps, LLVMValueRef *args, unsigned n) {
-    return LLVMBuildICmp(m->b, LLVMIntNE, rt(m, name, m->t_i8, ps, args, n), LLVMConstInt(m->t_i8, 0, 0), "");
-}
-
 /* m[k]: panics "key not found: <key>" at `at`. */
 LLVMValueRef cg_map_at(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, base_span at) {
     LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
     LLVMValueRef args[4] = {map, key_word, cg_file_ptr(m, at), cg_line(m, at)};
-    return rt(m, "oxl_map_at", m->t_i64, ps, args, 4);
+    return cg_rt(m, "oxl_map_at", m->t_i64, ps, args, 4);
 }
 
 void cg_map_set(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, LLVMValueRef val_word, base_span at) {
     LLVMTypeRef ps[5] = {m->t_ptr, m->t_i64, m->t_i64, m->t_ptr, m->t_i32};
     LLVMValueRef args[5] = {map, key_word, val_word, cg_file_ptr(m, at), cg_line(m, at)};
-    rt(m, "oxl_map_set", m->t_void, ps, args, 5);
+    cg_rt(m, "oxl_map_set", m->t_void, ps, args, 5);
 }
 
 /* {k: v, ...}: entries set in the order written (a repeated key keeps its
@@ -117,9 +108,9 @@ LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name,
     static const char *const kn[] = {"k", "v"};
     const sema_type *kt[] = {mt->key, mt->elem};
     LLVMTypeRef ps[3] = {m->t_ptr, m->t_i64, LLVMPointerType(m->t_i64, 0)};
-    if (strcmp(name, "len") == 0) return rt(m, "oxl_map_len", m->t_i64, ps, &map, 1);
-    if (strcmp(name, "keys") == 0) return rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
-    if (strcmp(name, "values") == 0) return rt(m, "oxl_map_values", m->t_ptr, ps, &map, 1);
+    if (strcmp(name, "len") == 0) return cg_rt(m, "oxl_map_len", m->t_i64, ps, &map, 1);
+    if (strcmp(name, "keys") == 0) return cg_rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
+    if (strcmp(name, "values") == 0) return cg_rt(m, "oxl_map_values", m->t_ptr, ps, &map, 1);
     if (strcmp(name, "set") == 0) {
         if (!cg_method_args(m, e, kn, kt, 2, v)) return NULL;
         cg_map_set(m, map, cg_to_word(m, v[0], mt->key), cg_to_word(m, v[1], mt->elem), e->span);
@@ -129,12 +120,12 @@ LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name,
     LLVMValueRef k = cg_to_word(m, v[0], mt->key);
     if (strcmp(name, "has") == 0) {
         LLVMValueRef args[2] = {map, k};
-        return rt_bool(m, "oxl_map_has", ps, args, 2);
+        return cg_rt_bool(m, "oxl_map_has", ps, args, 2);
     }
     if (strcmp(name, "get") == 0 || strcmp(name, "remove") == 0) {
         LLVMValueRef out = cg_entry_alloca(m, m->t_i64, "out");
         LLVMValueRef args[3] = {map, k, out};
-        LLVMValueRef found = rt_bool(m, name[0] == 'g' ? "oxl_map_get" : "oxl_map_remove", ps, args, 3);
+        LLVMValueRef found = cg_rt_bool(m, name[0] == 'g' ? "oxl_map_get" : "oxl_map_remove", ps, args, 3);
         return cg_optional(m, found, LLVMBuildLoad2(m->b, m->t_i64, out, ""), mt->elem, e->type);
     }
     cg_unsupported(m, e->span, "this map method");
@@ -151,7 +142,7 @@ bool cg_for_map(cg_module *m, const ast_node *s) {
     LLVMValueRef map = cg_operand(m, s->a, m->t_ptr);
     if (!map) return false;
     LLVMTypeRef ps[3] = {m->t_ptr, m->t_i64, LLVMPointerType(m->t_i64, 0)};
-    LLVMValueRef keys = rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
+    LLVMValueRef keys = cg_rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
     LLVMValueRef n = cg_list_len(m, keys);
     LLVMValueRef idx = cg_entry_alloca(m, m->t_i64, "idx");
     LLVMValueRef out = cg_entry_alloca(m, m->t_i64, "val");
@@ -172,7 +163,7 @@ bool cg_for_map(cg_module *m, const ast_node *s) {
     LLVMPositionBuilderAtEnd(m->b, body);
     LLVMValueRef kw = cg_list_at(m, keys, i, s->a->span);
     LLVMValueRef args[3] = {map, kw, out};
-    LLVMBuildCondBr(m->b, rt_bool(m, "oxl_map_get", ps, args, 3), live, step);
+    LLVMBuildCondBr(m->b, cg_rt_bool(m, "oxl_map_get", ps, args, 3), live, step);
     LLVMPositionBuilderAtEnd(m->b, live);
     LLVMBuildStore(m->b, cg_from_word(m, kw, mt->key), kslot);
     if (vslot) LLVMBuildStore(m->b, cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, out, ""), mt->elem), vslot);

@@ -5,17 +5,6 @@
 
 #include <string.h>
 
-static LLVMValueRef rt(cg_module *m, const char *name, LLVMTypeRef res, LLVMTypeRef *ps, LLVMValueRef *args,
-                       unsigned n) {
-    return cg_call(m, cg_runtime_fn(m, name, res, ps, n, false), args, n);
-}
-
-/* A runtime predicate returning C bool (i8), as an i1. */
-static LLVMValueRef rt_bool(cg_module *m, const char *name, LLVMTypeRef *ps, LLVMValueRef *args, unsigned n) {
-    LLVMValueRef r = rt(m, name, m->t_i8, ps, args, n);
-    return LLVMBuildICmp(m->b, LLVMIntNE, r, LLVMConstInt(m->t_i8, 0, 0), "");
-}
-
 bool cg_method_args(cg_module *m, const ast_node *e, const char *const *names, const sema_type *const *types,
                     unsigned n, LLVMValueRef *vals) {
     unsigned pos = 0;
@@ -70,11 +59,11 @@ static LLVMValueRef try_get(cg_module *m, const char *fn, LLVMValueRef recv, LLV
     LLVMValueRef args[3] = {recv, arg, out};
     LLVMValueRef found;
     if (arg) {
-        found = rt_bool(m, fn, ps, args, 3);
+        found = cg_rt_bool(m, fn, ps, args, 3);
     } else {
         ps[1] = ps[2];
         args[1] = out;
-        found = rt_bool(m, fn, ps, args, 2);
+        found = cg_rt_bool(m, fn, ps, args, 2);
     }
     return cg_optional(m, found, LLVMBuildLoad2(m->b, m->t_i64, out, ""), t, opt);
 }
@@ -137,10 +126,10 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
         if (cg_is_string_like(et)) {
             ps[1] = m->t_ptr;
             args[1] = v[0];
-            return rt_bool(m, "oxl_list_contains_str", ps, args, 2);
+            return cg_rt_bool(m, "oxl_list_contains_str", ps, args, 2);
         }
         if (et->kind == TY_UNION) return contains_loop(m, l, v[0], et, e->span);
-        return rt_bool(m, "oxl_list_contains", ps, args, 2);
+        return cg_rt_bool(m, "oxl_list_contains", ps, args, 2);
     }
     if (strcmp(name, "insert") == 0) {
         static const char *const n[] = {"i", "x"};
@@ -148,7 +137,7 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
         if (!cg_method_args(m, e, n, ty, 2, v)) return NULL;
         LLVMTypeRef ps[5] = {m->t_ptr, m->t_i64, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[5] = {l, v[0], cg_to_word(m, v[1], et), file, line};
-        rt(m, "oxl_list_insert", m->t_void, ps, args, 5);
+        cg_rt(m, "oxl_list_insert", m->t_void, ps, args, 5);
         return LLVMConstNull(m->t_ptr);
     }
     if (strcmp(name, "remove") == 0) {
@@ -157,7 +146,7 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
         if (!cg_method_args(m, e, n, ty, 1, v)) return NULL;
         LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[4] = {l, v[0], file, line};
-        return cg_from_word(m, rt(m, "oxl_list_remove", m->t_i64, ps, args, 4), et);
+        return cg_from_word(m, cg_rt(m, "oxl_list_remove", m->t_i64, ps, args, 4), et);
     }
     if (strcmp(name, "slice") == 0) {
         static const char *const n[] = {"from", "to"};
@@ -165,7 +154,7 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
         if (!cg_method_args(m, e, n, ty, 2, v)) return NULL;
         LLVMTypeRef ps[5] = {m->t_ptr, m->t_i64, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[5] = {l, v[0], v[1], file, line};
-        return rt(m, "oxl_list_slice", m->t_ptr, ps, args, 5);
+        return cg_rt(m, "oxl_list_slice", m->t_ptr, ps, args, 5);
     }
     cg_unsupported(m, e->span, "this list method");
     return NULL;
@@ -195,8 +184,8 @@ static LLVMValueRef string_method(cg_module *m, const ast_node *e, const char *n
             if (!cg_method_args(m, e, names, ty, 1, args + 1)) return NULL;
             n = 2;
         }
-        if (methods[k].res == 'B') return rt_bool(m, methods[k].rt, ps, args, n);
-        return rt(m, methods[k].rt, m->t_ptr, ps, args, n);
+        if (methods[k].res == 'B') return cg_rt_bool(m, methods[k].rt, ps, args, n);
+        return cg_rt(m, methods[k].rt, m->t_ptr, ps, args, n);
     }
     cg_unsupported(m, e->span, st->kind == TY_STRING ? "this String method" : "this Bytes method");
     return NULL;

@@ -32,6 +32,15 @@ LLVMValueRef cg_call(cg_module *m, LLVMValueRef f, LLVMValueRef *args, unsigned 
     return LLVMBuildCall2(m->b, LLVMGetElementType(LLVMTypeOf(f)), f, args, n, "");
 }
 
+LLVMValueRef cg_rt(cg_module *m, const char *name, LLVMTypeRef res, LLVMTypeRef *ps, LLVMValueRef *args,
+                  unsigned n) {
+    return cg_call(m, cg_runtime_fn(m, name, res, ps, n, false), args, n);
+}
+
+LLVMValueRef cg_rt_bool(cg_module *m, const char *name, LLVMTypeRef *ps, LLVMValueRef *args, unsigned n) {
+    return LLVMBuildICmp(m->b, LLVMIntNE, cg_rt(m, name, m->t_i8, ps, args, n), LLVMConstInt(m->t_i8, 0, 0), "");
+}
+
 LLVMValueRef cg_i64(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
 
 LLVMValueRef cg_cstring(cg_module *m, const char *bytes, size_t len) {
