@@ -20,4 +20,15 @@ CORE_HIDDEN struct oxl_str_obj *core_str_alloc(int64_t len);
 /* Checks 0 <= from <= to <= len with the runtime's bounds messages. */
 CORE_HIDDEN void core_check_range(int64_t from, int64_t to, int64_t len, const char *file, int line);
 
+/* splitmix64's finalizer: every input bit reaches every output bit (the
+ * map's key hash, the tail of the string hash). */
+static inline uint64_t core_mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= UINT64_C(0xBF58476D1CE4E5B9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94D049BB133111EB);
+    x ^= x >> 31;
+    return x;
+}
+
 #endif

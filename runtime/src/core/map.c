@@ -31,15 +31,6 @@ struct oxl_map_obj {
     uint64_t mask;
 };
 
-static uint64_t core_mix64(uint64_t x) {
-    x ^= x >> 30;
-    x *= UINT64_C(0xBF58476D1CE4E5B9);
-    x ^= x >> 27;
-    x *= UINT64_C(0x94D049BB133111EB);
-    x ^= x >> 31;
-    return x;
-}
-
 static bool core_tag_is_str(const struct oxl_map_obj *m, int64_t tag) {
     for (int64_t i = 0; i < m->nstr_tags; i++)
         if (m->str_tags[i] == tag) return true;

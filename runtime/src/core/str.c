@@ -194,13 +194,7 @@ uint64_t oxl_str_hash(oxl_string s) {
     }
     uint64_t w = 0;
     for (int64_t i = 0; i < n; i++) w |= (uint64_t)p[i] << (8 * i);
-    h = (h ^ w) * k;
-    h ^= h >> 30;
-    h *= UINT64_C(0xBF58476D1CE4E5B9);
-    h ^= h >> 27;
-    h *= UINT64_C(0x94D049BB133111EB);
-    h ^= h >> 31;
-    return h;
+    return core_mix64((h ^ w) * k);
 }
 
 /* ---- Bytes ---- */
