@@ -1225,6 +1225,13 @@ static void empty_trash(runner *r) {
     r->ntrash = 0;
 }
 
+/* What the slot's last process left, removed later (trash). */
+static void trash_slot(runner *r, slot *s) {
+    trash(r, s->data);
+    trash(r, s->out);
+    trash(r, s->err);
+}
+
 /* A fresh data directory and capture file names for the slot's next
  * process. False (reported) when the directory cannot be made. */
 static bool fresh_paths(runner *r, slot *s) {
@@ -1262,15 +1269,12 @@ static bool start_slot(runner *r, slot *s, item *it, uint64_t pos, bool report) 
         if (r->srv && !r->serve_off) {
             served = tr_server_run(r->srv, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why);
             if (!served) {
-                serve_fail(r, why);
                 /* the server may have forked a child into these paths
-                 * before it failed (it dies with the server): the
-                 * spawned process gets paths of its own */
-                trash(r, s->data);
-                trash(r, s->out);
-                trash(r, s->err);
-                if (!fresh_paths(r, s)) return false;
-                snprintf(data, sizeof data, "OXL_DATA_DIR=%s", s->data);
+                 * before it failed (it dies with the server): start
+                 * again, spawned (serve_off is set), in paths of its own */
+                serve_fail(r, why);
+                trash_slot(r, s);
+                return start_slot(r, s, it, pos, report);
             }
         }
     }
@@ -1308,9 +1312,7 @@ static void finish_slot(runner *r, slot *s, item *it) {
             free(err);
         }
     }
-    trash(r, s->data);
-    trash(r, s->out);
-    trash(r, s->err);
+    trash_slot(r, s);
     s->busy = false;
     r->procs_run++;
 }
@@ -1382,9 +1384,7 @@ static uint64_t run_batch(runner *r, gen *g, bool stop_on_fail, uint64_t total, 
                 /* the server died under it: run it again, spawned, in fresh
                  * files and a fresh data directory */
                 serve_fail(r, tr_server_why(r->srv));
-                trash(r, s->data);
-                trash(r, s->out);
-                trash(r, s->err);
+                trash_slot(r, s);
                 s->busy = false;
                 if (!start_slot(r, s, win_at(&w, s->pos), s->pos, report)) {
                     broken = true;
