@@ -237,26 +237,6 @@ static int64_t mono_ns(void) {
     return (int64_t)ts.tv_sec * OXL_SEC + ts.tv_nsec;
 }
 
-/* Real-time mode: the time of the next event that will run. A cancelled
- * event (a select's timeout that lost) may sit at the top of the queue;
- * waiting for it would only delay the next real one, and a queue of
- * nothing but cancelled events is a deadlock. */
-static bool next_live_event_time(const oxl_world *w, oxl_time_ns *t) {
-    if (w->heap_len == 0) return false;
-    if (!w->pool[w->heap[0].slot].cancelled) {
-        *t = w->heap[0].time;
-        return true;
-    }
-    bool found = false;
-    for (size_t i = 1; i < w->heap_len; i++) {
-        const sim_heap_item *h = &w->heap[i];
-        if (w->pool[h->slot].cancelled) continue;
-        if (!found || h->time < *t) *t = h->time;
-        found = true;
-    }
-    return found;
-}
-
 /* Where a timer (a sleep, a select's timeout) starts counting. In real time
  * the run may be behind the clock (tasks computing between events): a
  * sleep then counts from the real elapsed time, so it lasts at least its
@@ -289,7 +269,7 @@ bool sched_drive_world(oxl_sched *s) {
     while (!s->stopping && s->nready == 0) {
         if (oxl_world_failed(w)) break;
         oxl_time_ns t;
-        if (s->opt.real_time ? !next_live_event_time(w, &t) : !sim_next_event_time(w, &t)) {
+        if (!sim_next_event_time(w, &t)) {
             sched_stop(s, OXL_SCHED_DEADLOCK,
                        task_report(s, "deadlock: every task of the deterministic simulation is blocked"));
             break;

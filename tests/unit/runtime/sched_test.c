@@ -359,6 +359,65 @@ static void test_pct(void) {
     tap_diag("for comparison, the random policy hits it in %d of %d runs", random_hits, runs);
 }
 
+/* ---- a cancelled event is no event ---- */
+/* A select's timeout that lost stays queued, cancelled: it neither holds the
+ * run past the time limit nor lets a later event slip past it. */
+static void *send_one(void *arg) {
+    int v = 7;
+    oxl_chan_send(arg, &v);
+    return NULL;
+}
+
+typedef struct lost_timeout {
+    oxl_dur_ns timeout;   /* of the select a message wins */
+    oxl_dur_ns late;      /* a sleeper wakes then, if > 0 */
+    bool late_ran;
+    size_t won;
+} lost_timeout;
+
+static void *late_sleeper(void *arg) {
+    lost_timeout *lt = arg;
+    oxl_sleep(lt->late);
+    lt->late_ran = true;
+    return NULL;
+}
+
+static void *lost_timeout_root(void *arg) {
+    lost_timeout *lt = arg;
+    oxl_chan *c = oxl_chan_new(0, sizeof(int)), *never = oxl_chan_new(0, sizeof(int));
+    if (lt->late > 0) oxl_task_detach(oxl_spawn(late_sleeper, lt));
+    oxl_task_detach(oxl_spawn(send_one, c));
+    int got = 0;
+    oxl_select_case k[] = {{c, false, &got}};
+    lt->won = oxl_select(k, 1, lt->timeout, NULL);
+    oxl_chan_recv(never, &got);
+    return NULL;
+}
+
+static void test_cancelled_events(void) {
+    oxl_sched_options o = opts(1);
+    o.time_limit = OXL_SEC;
+    lost_timeout lt = {.timeout = 10 * OXL_SEC, .won = 9};
+    oxl_sched_result r = oxl_sched_run(lost_timeout_root, &lt, &o);
+    tap_is_uint(lt.won, 0, "the message wins the select");
+    tap_is_int(r.status, OXL_SCHED_DEADLOCK, "only a lost timeout past the limit left queued: a deadlock, not a time limit");
+    if (r.status != OXL_SCHED_DEADLOCK && r.report) tap_diag("%s", r.report);
+    oxl_sched_result_free(&r);
+
+    lt = (lost_timeout){.timeout = 500 * OXL_MS, .late = 5 * OXL_SEC, .won = 9};
+    r = oxl_sched_run(lost_timeout_root, &lt, &o);
+    tap_is_uint(lt.won, 0, "the message wins the select again");
+    tap_is_int(r.status, OXL_SCHED_TIME_LIMIT, "a sleep past the limit is a time limit");
+    tap_ok(!lt.late_ran, "no event past the time limit runs, though a lost timeout before it was queued");
+    oxl_sched_result_free(&r);
+
+    o.real_time = true;
+    lt = (lost_timeout){.timeout = 10 * OXL_SEC, .won = 9};
+    r = oxl_sched_run(lost_timeout_root, &lt, &o);
+    tap_is_int(r.status, OXL_SCHED_DEADLOCK, "in real time too, a lost timeout is no reason to wait");
+    oxl_sched_result_free(&r);
+}
+
 /* ---- failure reports, word for word ---- */
 static int deadlock_line;
 static void *deadlock_root(void *arg) {
@@ -779,6 +838,7 @@ int main(void) {
     test_reports();
     test_panic_and_world_failure();
     test_cancel();
+    test_cancelled_events();
     test_nodes();
     test_clock();
     test_driver_cancelled();
