@@ -111,6 +111,8 @@ typedef enum oxl_join_status {
     OXL_JOIN_OK = 0,     /* returned a value */
     OXL_JOIN_CANCELLED,  /* cancelled, or its node was killed */
 } oxl_join_status;
+/* Several tasks may wait in join for t at once, and all see its end; once a
+ * join has returned, t is joined and another join of it panics. */
 oxl_join_status oxl_join_at(oxl_task *t, void **value, const char *file, int line);
 #define oxl_join(t, value) oxl_join_at((t), (value), __FILE__, __LINE__)
 /* A detached task's record is freed as soon as it ends; join frees it too. */

@@ -23,11 +23,10 @@ struct oxl_go_handle {
     oxl_go_handle *prev, *next; /* running handles (live_handles) */
     oxl_thunk fn;
     void *env;
-    oxl_task *task;             /* NULL once joined (the record is freed then) */
+    oxl_task *task;             /* NULL once a join returned (the record may be gone then) */
     uint64_t id;
     uint64_t result;
-    oxl_chan *joined;           /* closed when the first join returns; others wait on it */
-    bool finished, joining, join_done, cancelled;
+    bool cancelled;             /* what the join saw, for the joins after it */
 };
 
 /* A root for the collector: bdwgc scans the program's static data. */
@@ -46,7 +45,6 @@ static void *go_entry(void *arg) {
     oxl_go_handle *h = arg;
     uint64_t r = h->fn(h->env);
     h->result = r;
-    h->finished = true;
     h->env = NULL;
     live_unlink(h);
     return NULL;
@@ -66,21 +64,16 @@ oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line) {
 
 uint64_t oxl_go_id(const oxl_go_handle *h) { return h ? h->id : 0; }
 
+/* Join may be called again, and by several tasks at once: all get the same
+ * result. Until one join has returned, each joins the task itself (the
+ * scheduler lets several tasks wait for one, and keeps its record until
+ * the last has read it); the joins after that read the handle. */
 uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line) {
     if (!h) oxl_panic_at(file, line, "join of a task that does not exist");
-    if (!h->join_done && h->joining) {
-        /* another task is in join already: wait for it to finish */
-        if (!h->joined) h->joined = oxl_chan_new(0, 0);
-        oxl_chan_recv_at(h->joined, NULL, file, line);
-    }
-    if (!h->join_done) {
-        h->joining = true;
+    if (h->task) {
         oxl_join_status st = oxl_join_at(h->task, NULL, file, line);
-        h->joining = false;
-        h->join_done = true;
         h->task = NULL;
         h->cancelled = st == OXL_JOIN_CANCELLED;
-        if (h->joined) oxl_chan_close(h->joined);
     }
     if (h->cancelled) oxl_panic_at(file, line, "join of task %" PRIu64 ", which was cancelled (its node was killed)", h->id);
     return h->result;

@@ -237,26 +237,6 @@ static int64_t mono_ns(void) {
     return (int64_t)ts.tv_sec * OXL_SEC + ts.tv_nsec;
 }
 
-/* Real-time mode: the time of the next event that will run. A cancelled
- * event (a select's timeout that lost) may sit at the top of the queue;
- * waiting for it would only delay the next real one, and a queue of
- * nothing but cancelled events is a deadlock. */
-static bool next_live_event_time(const oxl_world *w, oxl_time_ns *t) {
-    if (w->heap_len == 0) return false;
-    if (!w->pool[w->heap[0].slot].cancelled) {
-        *t = w->heap[0].time;
-        return true;
-    }
-    bool found = false;
-    for (size_t i = 1; i < w->heap_len; i++) {
-        const sim_heap_item *h = &w->heap[i];
-        if (w->pool[h->slot].cancelled) continue;
-        if (!found || h->time < *t) *t = h->time;
-        found = true;
-    }
-    return found;
-}
-
 /* Where a timer (a sleep, a select's timeout) starts counting. In real time
  * the run may be behind the clock (tasks computing between events): a
  * sleep then counts from the real elapsed time, so it lasts at least its
@@ -289,7 +269,7 @@ bool sched_drive_world(oxl_sched *s) {
     while (!s->stopping && s->nready == 0) {
         if (oxl_world_failed(w)) break;
         oxl_time_ns t;
-        if (s->opt.real_time ? !next_live_event_time(w, &t) : !sim_next_event_time(w, &t)) {
+        if (!sim_next_event_time(w, &t)) {
             sched_stop(s, OXL_SCHED_DEADLOCK,
                        task_report(s, "deadlock: every task of the deterministic simulation is blocked"));
             break;
@@ -334,7 +314,7 @@ static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool ex
         if (self->state == TASK_CANCELLED) {
             self->fiber = NULL;
             pool_put(s, from);
-            if (self->detached) task_free_record(s, self);
+            if (self->detached && !self->njoining) task_free_record(s, self);
             self = NULL;
             exiting = true;
         }
@@ -384,13 +364,14 @@ static void task_free_record(oxl_sched *s, oxl_task *t) {
     free(t);
 }
 
+/* The joiners stay counted in t->njoining (and keep their join_target)
+ * until each is back from oxl_join_at: t's record outlives their reads. */
 static void wake_joiners(oxl_sched *s, oxl_task *t) {
     oxl_task *j = t->joiners;
     t->joiners = NULL;
     while (j) {
         oxl_task *next = j->next_joiner;
         j->next_joiner = NULL;
-        j->join_target = NULL;
         if (j->state == TASK_BLOCKED && j->wait == WAIT_JOIN) sched_make_ready(s, j);
         j = next;
     }
@@ -422,7 +403,7 @@ static void task_entry(void *arg) {
     sched_fiber *f = t->fiber;
     t->fiber = NULL;
     pool_put(s, f); /* safe: nobody takes it before we have switched off it */
-    if (t->detached) task_free_record(s, t);
+    if (t->detached && !t->njoining) task_free_record(s, t);
     switch_away(s, NULL, f, true);
 }
 
@@ -434,10 +415,17 @@ void sched_cancel_task(oxl_sched *s, oxl_task *t) {
     if (t->wake_handle) sim_cancel_event(s->world, t->wake_handle);
     t->wake_handle = 0;
     if (t->join_target) { /* leave the joiners of the task it was joining */
-        oxl_task **p = &t->join_target->joiners;
+        oxl_task *target = t->join_target;
+        oxl_task **p = &target->joiners;
         while (*p && *p != t) p = &(*p)->next_joiner;
         if (*p) *p = t->next_joiner;
+        t->next_joiner = NULL;
         t->join_target = NULL;
+        /* The last joiner to go frees a record that a join (or a detach)
+         * has given up, once the task is off its fiber. */
+        if (--target->njoining == 0 && !target->fiber && (target->joined || target->detached) &&
+            (target->state == TASK_DONE || target->state == TASK_CANCELLED))
+            task_free_record(s, target);
     }
     if (t->state == TASK_READY) ready_remove(s, t);
     bool self = t == s->current;
@@ -448,7 +436,7 @@ void sched_cancel_task(oxl_sched *s, oxl_task *t) {
         /* Suspended (or never started): abandon its stack. */
         pool_put(s, t->fiber);
         t->fiber = NULL;
-        if (t->detached) task_free_record(s, t);
+        if (t->detached && !t->njoining) task_free_record(s, t);
     }
 }
 
@@ -458,7 +446,7 @@ void sched_check_self(oxl_sched *s) {
     sched_fiber *f = self->fiber;
     self->fiber = NULL;
     pool_put(s, f);
-    if (self->detached) task_free_record(s, self);
+    if (self->detached && !self->njoining) task_free_record(s, self);
     switch_away(s, NULL, f, true);
 }
 
@@ -569,24 +557,26 @@ oxl_join_status oxl_join_at(oxl_task *t, void **value, const char *file, int lin
         self->next_joiner = t->joiners;
         self->join_target = t;
         t->joiners = self;
+        t->njoining++;
         sched_block(s);
         self->wait = WAIT_NONE;
+        self->join_target = NULL;
+        t->njoining--;
     }
     oxl_join_status st = t->state == TASK_DONE ? OXL_JOIN_OK : OXL_JOIN_CANCELLED;
     if (value) *value = st == OXL_JOIN_OK ? t->result : NULL;
     t->joined = true;
-    if (!t->joiners) task_free_record(s, t);
+    /* Tasks that blocked in join with this one read the record after it:
+     * the last of them frees it. */
+    if (!t->njoining) task_free_record(s, t);
     return st;
 }
 
 void oxl_task_detach(oxl_task *t) {
     oxl_sched *s = sched_enter("oxl_task_detach");
     if (!s || !t) return;
-    if (t->state == TASK_DONE || t->state == TASK_CANCELLED) {
-        if (!t->joiners) task_free_record(s, t);
-        return;
-    }
     t->detached = true;
+    if ((t->state == TASK_DONE || t->state == TASK_CANCELLED) && !t->njoining) task_free_record(s, t);
 }
 
 void oxl_task_cancel(oxl_task *t) {

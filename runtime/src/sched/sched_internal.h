@@ -79,8 +79,10 @@ struct oxl_task {
     oxl_task_fn fn;
     void *arg, *result;
     struct oxl_task *joiners;   /* tasks blocked joining this one */
+    uint32_t njoining;          /* tasks in oxl_join on this one, blocked or woken and not yet
+                                   back: the record stays until the last has read it */
     struct oxl_task *next_joiner;
-    struct oxl_task *join_target; /* while blocked in join */
+    struct oxl_task *join_target; /* from blocking in join until back from it */
     struct oxl_task *node_prev, *node_next; /* the node's tasks */
 };
 

@@ -223,8 +223,10 @@ void sim_destroy_doomed(oxl_world *w);
 uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag);
 /* Cancels a queued timer or wake by handle; a stale handle does nothing. */
 void sim_cancel_event(oxl_world *w, uint64_t handle);
-/* The time of the next queued event; false when the queue is empty. */
-bool sim_next_event_time(const oxl_world *w, oxl_time_ns *t);
+/* The time of the next event that will run, dropping the dead ones
+ * (cancelled, or timers of a gone incarnation) queued before it; false
+ * when no such event is queued. */
+bool sim_next_event_time(oxl_world *w, oxl_time_ns *t);
 uint32_t sim_intern(oxl_world *w, const char *label);
 /* Boots a node just added right away instead of at its queued boot event. */
 void sim_boot_now(oxl_world *w, oxl_node_id id);

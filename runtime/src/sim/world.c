@@ -591,7 +591,22 @@ void sim_cancel_event(oxl_world *w, uint64_t handle) {
     if (ev) ev->cancelled = 1;
 }
 
-bool sim_next_event_time(const oxl_world *w, oxl_time_ns *t) {
+/* An event that will never run: cancelled (a select's timeout that lost), or
+ * a timer of a node incarnation that is gone. */
+static bool event_dead(const oxl_world *w, const sim_event *ev) {
+    if (ev->cancelled) return true;
+    if (ev->type == SIM_TIMER) {
+        const sim_node *n = &w->nodes[ev->node];
+        if (!n->up || n->incarnation != ev->incarnation) return true; /* timers die with their incarnation */
+    }
+    return false;
+}
+
+bool sim_next_event_time(oxl_world *w, oxl_time_ns *t) {
+    /* Dead events at the top go now, as world_step would drop them (no
+     * trace record, next_seq untouched): the answer is the time of the
+     * next event that runs, and a queue of dead events is an empty one. */
+    while (w->heap_len && event_dead(w, &w->pool[w->heap[0].slot])) pool_release(w, heap_pop(w).slot);
     if (w->heap_len == 0) return false;
     *t = w->heap[0].time;
     return true;
@@ -714,11 +729,7 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
         sim_heap_item top = heap_pop(w);
         sim_event ev = w->pool[top.slot]; /* copy: handlers may grow the pool */
         pool_release(w, top.slot);
-        if (ev.cancelled) continue;
-        if (ev.type == SIM_TIMER) {
-            const sim_node *n = &w->nodes[ev.node];
-            if (!n->up || n->incarnation != ev.incarnation) continue; /* timers die with their incarnation */
-        }
+        if (event_dead(w, &ev)) continue;
         w->now = top.time;
         if (SIM_UNLIKELY(++w->events_run > w->opt.max_events)) {
             event_release_payload(&ev);

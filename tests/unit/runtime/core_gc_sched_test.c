@@ -107,6 +107,43 @@ static void *alloc_root(void *arg) {
     return NULL;
 }
 
+/* Task.join as generated code calls it: from several tasks at once, again
+ * after it returned, and after a joiner was cancelled while it waited. */
+typedef struct go_join_case {
+    oxl_go_handle *h;
+    uint64_t got[4];
+} go_join_case;
+
+static uint64_t answer_thunk(void *env) {
+    (void)env;
+    oxl_sleep(10 * OXL_MS);
+    return 42;
+}
+
+static void *go_joiner(void *arg) {
+    go_join_case *gc = arg;
+    uint64_t v = oxl_go_join(gc->h, __FILE__, __LINE__);
+    for (int i = 0; i < 4; i++)
+        if (!gc->got[i]) {
+            gc->got[i] = v;
+            break;
+        }
+    return NULL;
+}
+
+static void *go_join_root(void *arg) {
+    go_join_case *gc = arg;
+    gc->h = oxl_go(answer_thunk, NULL, __FILE__, __LINE__);
+    oxl_task *cancelled = oxl_spawn(go_joiner, gc);
+    oxl_sleep(OXL_MS); /* it waits in join now */
+    oxl_task_cancel(cancelled);
+    oxl_task *a = oxl_spawn(go_joiner, gc), *b = oxl_spawn(go_joiner, gc);
+    oxl_join(a, NULL);
+    oxl_join(b, NULL);
+    go_joiner(gc);
+    return NULL;
+}
+
 int main(void) {
     oxl_rt_init();
     state st = {0, 0, 0};
@@ -123,6 +160,15 @@ int main(void) {
     r = oxl_sched_run(alloc_root, &max_rss, &o);
     tap_is_int(r.status, OXL_SCHED_FINISHED, "four tasks allocate 0.5 GB of lists and strings");
     tap_ok(max_rss > 0 && max_rss < 200 * 1024, "in bounded memory (at most %ld KiB resident)", max_rss);
+    oxl_sched_result_free(&r);
+
+    go_join_case gc = {0};
+    r = oxl_sched_run(go_join_root, &gc, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "a joiner of a Task cancelled while it waits leaves it to the next joins");
+    if (r.report) tap_diag("%s", r.report);
+    tap_ok(gc.got[0] == 42 && gc.got[1] == 42 && gc.got[2] == 42 && gc.got[3] == 0,
+           "two tasks joining a Task at once and a join after them get its result (%llu %llu %llu)",
+           (unsigned long long)gc.got[0], (unsigned long long)gc.got[1], (unsigned long long)gc.got[2]);
     oxl_sched_result_free(&r);
     return tap_done();
 }

@@ -359,6 +359,65 @@ static void test_pct(void) {
     tap_diag("for comparison, the random policy hits it in %d of %d runs", random_hits, runs);
 }
 
+/* ---- a cancelled event is no event ---- */
+/* A select's timeout that lost stays queued, cancelled: it neither holds the
+ * run past the time limit nor lets a later event slip past it. */
+static void *send_one(void *arg) {
+    int v = 7;
+    oxl_chan_send(arg, &v);
+    return NULL;
+}
+
+typedef struct lost_timeout {
+    oxl_dur_ns timeout;   /* of the select a message wins */
+    oxl_dur_ns late;      /* a sleeper wakes then, if > 0 */
+    bool late_ran;
+    size_t won;
+} lost_timeout;
+
+static void *late_sleeper(void *arg) {
+    lost_timeout *lt = arg;
+    oxl_sleep(lt->late);
+    lt->late_ran = true;
+    return NULL;
+}
+
+static void *lost_timeout_root(void *arg) {
+    lost_timeout *lt = arg;
+    oxl_chan *c = oxl_chan_new(0, sizeof(int)), *never = oxl_chan_new(0, sizeof(int));
+    if (lt->late > 0) oxl_task_detach(oxl_spawn(late_sleeper, lt));
+    oxl_task_detach(oxl_spawn(send_one, c));
+    int got = 0;
+    oxl_select_case k[] = {{c, false, &got}};
+    lt->won = oxl_select(k, 1, lt->timeout, NULL);
+    oxl_chan_recv(never, &got);
+    return NULL;
+}
+
+static void test_cancelled_events(void) {
+    oxl_sched_options o = opts(1);
+    o.time_limit = OXL_SEC;
+    lost_timeout lt = {.timeout = 10 * OXL_SEC, .won = 9};
+    oxl_sched_result r = oxl_sched_run(lost_timeout_root, &lt, &o);
+    tap_is_uint(lt.won, 0, "the message wins the select");
+    tap_is_int(r.status, OXL_SCHED_DEADLOCK, "only a lost timeout past the limit left queued: a deadlock, not a time limit");
+    if (r.status != OXL_SCHED_DEADLOCK && r.report) tap_diag("%s", r.report);
+    oxl_sched_result_free(&r);
+
+    lt = (lost_timeout){.timeout = 500 * OXL_MS, .late = 5 * OXL_SEC, .won = 9};
+    r = oxl_sched_run(lost_timeout_root, &lt, &o);
+    tap_is_uint(lt.won, 0, "the message wins the select again");
+    tap_is_int(r.status, OXL_SCHED_TIME_LIMIT, "a sleep past the limit is a time limit");
+    tap_ok(!lt.late_ran, "no event past the time limit runs, though a lost timeout before it was queued");
+    oxl_sched_result_free(&r);
+
+    o.real_time = true;
+    lt = (lost_timeout){.timeout = 10 * OXL_SEC, .won = 9};
+    r = oxl_sched_run(lost_timeout_root, &lt, &o);
+    tap_is_int(r.status, OXL_SCHED_DEADLOCK, "in real time too, a lost timeout is no reason to wait");
+    oxl_sched_result_free(&r);
+}
+
 /* ---- failure reports, word for word ---- */
 static int deadlock_line;
 static void *deadlock_root(void *arg) {
@@ -583,6 +642,81 @@ static void test_cancel(void) {
     oxl_sched_result_free(&r);
 }
 
+/* ---- several tasks join one ---- */
+typedef struct join_case {
+    oxl_task *target;
+    oxl_task *joiner[2];
+    intptr_t got[2];
+    int ok[2];
+    bool cancel_other; /* the first joiner back cancels the other, woken but not yet run */
+} join_case;
+
+static void *answer_later(void *arg) {
+    oxl_sleep(10 * OXL_MS);
+    return arg;
+}
+
+static void *noop(void *arg) { return arg; }
+
+static void *join_target(join_case *jc, int me) {
+    void *v = NULL;
+    jc->ok[me] = oxl_join(jc->target, &v) == OXL_JOIN_OK;
+    jc->got[me] = (intptr_t)v;
+    if (jc->cancel_other) oxl_task_cancel(jc->joiner[1 - me]);
+    /* A new task takes the memory a freed record leaves. */
+    oxl_task_detach(oxl_spawn(noop, NULL));
+    return NULL;
+}
+
+static void *joiner0(void *arg) { return join_target(arg, 0); }
+static void *joiner1(void *arg) { return join_target(arg, 1); }
+
+static void *joiners_root(void *arg) {
+    join_case *jc = arg;
+    jc->target = oxl_spawn(answer_later, (void *)42);
+    jc->joiner[0] = oxl_spawn(joiner0, jc);
+    jc->joiner[1] = oxl_spawn(joiner1, jc);
+    int ok = 0;
+    for (int i = 0; i < 2; i++) ok += oxl_join(jc->joiner[i], NULL) == OXL_JOIN_OK;
+    return (void *)(intptr_t)ok;
+}
+
+static void *cancelled_joiner_root(void *arg) {
+    join_case *jc = arg;
+    jc->target = oxl_spawn(answer_later, (void *)42);
+    jc->joiner[0] = oxl_spawn(joiner0, jc);
+    oxl_sleep(OXL_MS); /* the joiner blocks in join */
+    oxl_task_cancel(jc->joiner[0]);
+    void *v = NULL;
+    jc->ok[1] = oxl_join(jc->target, &v) == OXL_JOIN_OK;
+    jc->got[1] = (intptr_t)v;
+    return NULL;
+}
+
+static void test_several_joiners(void) {
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        join_case jc = {0};
+        oxl_sched_options o = opts(seed);
+        oxl_sched_result r = oxl_sched_run(joiners_root, &jc, &o);
+        tap_ok(r.status == OXL_SCHED_FINISHED && (intptr_t)r.value == 2 && jc.ok[0] && jc.ok[1] && jc.got[0] == 42 &&
+                   jc.got[1] == 42,
+               "seed %llu: two tasks joining one at once both get its result", (unsigned long long)seed);
+        oxl_sched_result_free(&r);
+    }
+    join_case jc = {.cancel_other = true};
+    oxl_sched_options o = opts(1);
+    oxl_sched_result r = oxl_sched_run(joiners_root, &jc, &o);
+    tap_ok(r.status == OXL_SCHED_FINISHED && (intptr_t)r.value == 1 && jc.ok[0] + jc.ok[1] == 1,
+           "a joiner cancelled after its wake, before it ran, leaves the other's join whole");
+    oxl_sched_result_free(&r);
+
+    jc = (join_case){0};
+    r = oxl_sched_run(cancelled_joiner_root, &jc, &o);
+    tap_ok(r.status == OXL_SCHED_FINISHED && jc.ok[1] && jc.got[1] == 42 && !jc.ok[0],
+           "a joiner cancelled while it waits leaves the task to the next join");
+    oxl_sched_result_free(&r);
+}
+
 /* A World event kills the node of the task that is stepping the World
  * from its own fiber (the last task to block does that). */
 static void *sleeps_forever(void *arg) {
@@ -779,6 +913,8 @@ int main(void) {
     test_reports();
     test_panic_and_world_failure();
     test_cancel();
+    test_cancelled_events();
+    test_several_joiners();
     test_nodes();
     test_clock();
     test_driver_cancelled();
