@@ -184,7 +184,6 @@ oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line);
  * gives the same result; joining a cancelled task (its node was killed)
  * panics. */
 uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line);
-uint64_t oxl_go_id(const oxl_go_handle *h);
 /* Chan[T](cap): cap 0 is unbuffered; a negative cap panics. */
 oxl_chan *oxl_chan_make(int64_t cap, const char *file, int line);
 /* c.send(v): panics "send on a closed channel". */

@@ -62,8 +62,6 @@ oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line) {
     return h;
 }
 
-uint64_t oxl_go_id(const oxl_go_handle *h) { return h ? h->id : 0; }
-
 /* Join may be called again, and by several tasks at once: all get the same
  * result. Until one join has returned, each joins the task itself (the
  * scheduler lets several tasks wait for one, and keeps its record until
