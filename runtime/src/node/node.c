@@ -6,6 +6,7 @@
  * of the task that spawned them; the process node (NULL) is the default. */
 #include "sched/sched_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,12 +64,18 @@ static void host_destroy(oxl_process *self) {
     oxl_node *n = h->node;
     free(self);
     if (s->tearing_down) return;
-    /* Cancel in id order, so the trace does not depend on list order. */
+    /* Cancel in id order, so the trace does not depend on list order:
+     * spawns link at the head with increasing ids, so the list runs from
+     * the highest id down and the tail is the lowest. */
     while (n->tasks) {
-        oxl_task *lowest = n->tasks;
-        for (oxl_task *t = n->tasks; t; t = t->node_next)
-            if (t->id < lowest->id) lowest = t;
-        sched_cancel_task(s, lowest); /* unlinks it from the node */
+        oxl_task *t = n->tasks;
+        while (t->node_next) t = t->node_next;
+        while (t) {
+            oxl_task *prev = t->node_prev;
+            assert(!prev || prev->id > t->id);
+            sched_cancel_task(s, t); /* unlinks it from the node */
+            t = prev;
+        }
     }
     sched_locals_free(&n->locals);
 }
