@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 struct oxl_str_obj *core_str_alloc(int64_t len) {
@@ -220,9 +221,11 @@ static void core_sb_reserve(oxl_sb *b, int64_t more) {
     if (need <= b->cap) return;
     int64_t cap = b->cap ? b->cap * 2 : 32;
     while (cap < need) cap *= 2;
-    char *nb = oxl_alloc_atomic((size_t)cap + 1);
-    if (b->len) memcpy(nb, b->buf, (size_t)b->len);
-    b->buf = nb;
+    /* the buffer is the data of the string oxl_sb_finish will return, so
+     * finishing does not copy (the collector follows the interior pointer) */
+    struct oxl_str_obj *obj = oxl_alloc_atomic(sizeof(struct oxl_str_obj) + (size_t)cap + 1);
+    if (b->len) memcpy(obj->data, b->buf, (size_t)b->len);
+    b->buf = obj->data;
     b->cap = cap;
 }
 
@@ -372,7 +375,16 @@ void oxl_sb_dur(oxl_sb *b, int64_t ns) {
 }
 
 oxl_string oxl_sb_finish(oxl_sb *b) {
-    oxl_string s = core_str_make(b->buf ? b->buf : "", b->len);
+    oxl_string s;
+    if (!b->buf || b->cap > 2 * b->len + 64) {
+        /* nothing appended, or more slack than text: an exact copy */
+        s = core_str_make(b->buf ? b->buf : "", b->len);
+    } else {
+        struct oxl_str_obj *obj = (struct oxl_str_obj *)(b->buf - offsetof(struct oxl_str_obj, data));
+        obj->len = b->len;
+        obj->data[b->len] = '\0';
+        s = obj;
+    }
     oxl_sb_init(b);
     return s;
 }

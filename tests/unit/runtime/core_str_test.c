@@ -2,7 +2,9 @@
  * forms of Int, Bool and Duration. */
 #include "core_test_util.h"
 
+#include <gc/gc.h>
 #include <inttypes.h>
+#include <string.h>
 
 #define F "s.oxl"
 
@@ -215,6 +217,24 @@ static void test_format(void) {
     for (int i = 0; i < 10000; i++) oxl_sb_int(&b, i % 10);
     s = oxl_sb_finish(&b);
     tap_ok(s->len == 10000 && s->data[9999] == '9' && s->data[10000] == '\0', "builder grows");
+    /* the builder's only reference to its text is the pointer into the
+     * string it becomes: collections while it grows must keep it */
+    oxl_sb_init(&b);
+    for (int i = 0; i < 2000; i++) {
+        oxl_sb_lit(&b, "abcdefghij", 10);
+        if (i % 100 == 0) GC_gcollect();
+        for (int k = 0; k < 20; k++) (void)oxl_alloc_atomic(4096); /* garbage that reuses freed blocks */
+    }
+    s = oxl_sb_finish(&b);
+    bool same = s->len == 20000;
+    for (int64_t i = 0; same && i < s->len; i++) same = s->data[i] == "abcdefghij"[i % 10];
+    tap_ok(same, "a builder's text survives collections as it grows");
+    oxl_sb_init(&b);
+    oxl_sb_lit(&b, "x", 1);
+    oxl_string one = oxl_sb_finish(&b);
+    oxl_sb_lit(&b, "y", 1); /* finish left the builder fresh: a new buffer */
+    tap_ok(strcmp(oxl_str_cstr(one), "x") == 0 && strcmp(oxl_str_cstr(oxl_sb_finish(&b)), "y") == 0,
+           "a finished string does not change when the builder is used again");
 }
 
 int main(void) {
