@@ -516,14 +516,17 @@ static void test_fork_server(void) {
     log = read_log();
     count_via(log, 0, 5, &f, &x);
     tap_ok(f == 1 && x == 1, "seed 5 ran in the server's child, then spawned (%d, %d)", f, x);
+    /* which of seeds 6..9 the server forked before seed 5's child killed
+     * it depends on how the machine schedules them: only what holds
+     * either way is checked */
     count_via(log, 0, 9, &f, &x);
-    tap_ok(f == 0 && x == 2, "later seeds are spawned (seed 9 and its re-run: %d, %d)", f, x);
+    tap_ok(x >= 1 && f + x >= 2, "seed 9 ran, and its re-run was spawned (%d forked, %d spawned)", f, x);
     bool all = true;
     for (long sd = 1; sd <= 9; sd++) {
         count_via(log, 0, sd, &f, &x);
-        if (f + x == 0 || (sd >= 8 && f != 0)) all = false;
+        if (f + x == 0) all = false;
     }
-    tap_ok(all, "every seed up to the failure ran, spawned once the server was gone");
+    tap_ok(all, "every seed up to the failure ran, forked or spawned");
     tap_is_int(r.status, 1, "status 1");
     tap_contains(r.out, "seed 9 failed (9 of 12 seeds run)\n", "the same first failure as without the server's death");
     tap_contains(r.out, "--- stdout of seed 9 ---\nstdout of seed 9\n", "its output");
