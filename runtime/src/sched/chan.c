@@ -49,11 +49,7 @@ static void waiter_fire(oxl_sched *s, sched_waiter *w, oxl_chan_status status) {
     oxl_task *t = w->task;
     t->fired_case = (int32_t)w->case_index;
     t->fired_status = status;
-    for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
-    t->nwaiters = 0;
-    t->waiters = NULL;
-    if (t->wake_handle) sim_cancel_event(s->world, t->wake_handle);
-    t->wake_handle = 0;
+    sched_task_drop_waits(s, t);
     sched_make_ready(s, t);
 }
 

@@ -407,13 +407,17 @@ static void task_entry(void *arg) {
     switch_away(s, NULL, f, true);
 }
 
-void sched_cancel_task(oxl_sched *s, oxl_task *t) {
-    if (t->state == TASK_DONE || t->state == TASK_CANCELLED) return;
+void sched_task_drop_waits(oxl_sched *s, oxl_task *t) {
     for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
     t->nwaiters = 0;
     t->waiters = NULL;
     if (t->wake_handle) sim_cancel_event(s->world, t->wake_handle);
     t->wake_handle = 0;
+}
+
+void sched_cancel_task(oxl_sched *s, oxl_task *t) {
+    if (t->state == TASK_DONE || t->state == TASK_CANCELLED) return;
+    sched_task_drop_waits(s, t);
     if (t->join_target) { /* leave the joiners of the task it was joining */
         oxl_task *target = t->join_target;
         oxl_task **p = &target->joiners;
@@ -607,10 +611,9 @@ static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag) {
     uint64_t id = tag & ((UINT64_C(1) << 40) - 1);
     oxl_task *t = slot < s->ntasks_cap ? s->tasks[slot] : NULL;
     if (!t || t->id != id || t->state != TASK_BLOCKED) return;
-    t->wake_handle = 0;
+    t->wake_handle = 0; /* this event has fired: nothing to cancel */
     t->fired_case = -1; /* a select's timeout */
-    for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
-    t->nwaiters = 0;
+    sched_task_drop_waits(s, t);
     sched_make_ready(s, t);
 }
 

@@ -178,6 +178,9 @@ void sched_arm_wake(oxl_sched *s, oxl_time_ns until);
 /* The time a new timer counts from: virtual now, or in real-time mode the
  * real elapsed time when the run is behind the clock. */
 oxl_time_ns sched_timer_base(oxl_sched *s);
+/* Takes a blocked task off every channel it waits on and cancels its
+ * pending wakeup (a sleep's end, a select's timeout). */
+void sched_task_drop_waits(oxl_sched *s, oxl_task *t);
 void sched_cancel_task(oxl_sched *s, oxl_task *t);
 oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line);
 void sched_stop(oxl_sched *s, oxl_sched_status status, char *report);
