@@ -242,6 +242,8 @@ typedef enum oxl_event_kind {
     OXL_EV_TIMER, OXL_EV_CALL, OXL_EV_NOTE, OXL_EV_FAIL,
     OXL_EV_SKEW, OXL_EV_DISK, OXL_EV_NETCONF,
     OXL_EV_TASK, /* the task scheduler: a task runs, is spawned, ends, wakes */
+    OXL_EV_RPC,  /* a remote call's step (runtime/src/rpc/): label says which ("call S.m",
+                    "reply S.m", ...), peer is the other node, arg the call id */
 } oxl_event_kind;
 
 typedef struct oxl_trace_event {
@@ -261,6 +263,13 @@ uint64_t oxl_world_trace_count(const oxl_world *w); /* events recorded so far */
  * false when index is outside the window. */
 bool oxl_world_trace_event(const oxl_world *w, uint64_t index, oxl_trace_event *out);
 size_t oxl_world_trace_format(const oxl_world *w, const oxl_trace_event *ev, char *buf, size_t cap);
+/* A function that sees every event as it is recorded (a debug printer):
+ * it must not change the world. NULL removes it. */
+typedef void (*oxl_trace_hook)(const oxl_world *w, const oxl_trace_event *ev, void *arg);
+void oxl_world_set_trace_hook(oxl_world *w, oxl_trace_hook fn, void *arg);
+/* Records a step of a remote call of node c: what names it ("call
+ * Storage.reserve"), peer is the other end, id the call id (in the hash). */
+void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, const char *what);
 /* Writes the last n retained events, one per line. */
 void oxl_world_trace_render(const oxl_world *w, size_t n, FILE *out);
 /* Where two runs of the same scenario part ways: returns the index of the

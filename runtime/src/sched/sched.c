@@ -529,7 +529,13 @@ void sched_give_way(oxl_sched *s, const char *file, int line) {
 }
 
 oxl_task *oxl_spawn_on_node_at(oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line) {
-    oxl_sched *s = sched_enter("oxl_spawn");
+    oxl_sched *s = tls_sched;
+    if (s && !s->current) { /* a World callback (a node hook) while the World steps */
+        if (!fn) oxl_panic_at(file, line, "spawn of a NULL function");
+        if (node && !oxl_node_is_up(node)) oxl_panic_at(file, line, "spawn on node %s, which is down", node->name);
+        return sched_spawn(s, node, fn, arg, file, line);
+    }
+    s = sched_enter("oxl_spawn");
     if (!s) return NULL;
     if (!fn) oxl_panic_at(file, line, "spawn of a NULL function");
     if (node && !oxl_node_is_up(node)) oxl_panic_at(file, line, "spawn on node %s, which is down", node->name);
@@ -672,7 +678,9 @@ bool oxl_sched_is_real_time(void) {
 }
 
 oxl_world *oxl_sched_world(void) {
-    oxl_sched *s = sched_enter("oxl_sched_world");
+    oxl_sched *s = tls_sched;
+    if (s && !s->current) return s->world; /* a World callback of the run */
+    s = sched_enter("oxl_sched_world");
     return s ? s->world : NULL;
 }
 
@@ -698,6 +706,7 @@ void oxl_panic_at(const char *file, int line, const char *fmt, ...) {
         free(msg);
         exit(101);
     }
+    if (s->current->node && s->current->node->panic_crashes && !s->stopping) sched_node_panicked(s, msg);
     sched_stop(s, OXL_SCHED_PANICKED, msg);
     oxl_task *self = s->current;
     s->current = NULL;
@@ -768,6 +777,7 @@ static void main_loop(oxl_sched *s) {
 static void sched_free(oxl_sched *s) {
     s->tearing_down = true;
     sched_nodes_teardown(s);
+    sched_locals_free(&s->run_locals); /* before the channels and tasks it may refer to */
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
         oxl_task *t = s->tasks[i];
         if (!t) continue;
@@ -788,6 +798,7 @@ static void sched_free(oxl_sched *s) {
     free(s->ready);
     sched_chans_free(s);
     sched_locals_free(&s->process_locals);
+    free(s->node_panic);
     sched_policy_free(s);
     if (s->own_world) oxl_world_free(s->world);
     free(s->schedule);
@@ -832,8 +843,16 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     atomic_store(&active_sched, s);
     uint64_t foreign_before = atomic_load(&foreign_calls);
 
+    sched_nodes_debug_begin(s);
     s->root = sched_spawn(s, NULL, root, arg, "(root)", 0);
     if (s->root) main_loop(s);
+    if (s->stop == OXL_SCHED_FINISHED && s->node_panic) {
+        /* a node died of a panic while the run went on: the run fails */
+        s->stop = OXL_SCHED_PANICKED;
+        free(s->report);
+        s->report = s->node_panic;
+        s->node_panic = NULL;
+    }
 
     oxl_sched_result r;
     memset(&r, 0, sizeof r);
@@ -863,6 +882,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     r.foreign_wakeups = atomic_load(&foreign_calls) - foreign_before;
     s->current = NULL;
     sched_gc_end(s);
+    sched_nodes_debug_end(s);
     sched_free(s); /* this kills the run's nodes in a borrowed world */
     tls_sched = NULL;
     return r;

@@ -202,6 +202,9 @@ struct oxl_world {
     oxl_process **doomed;        /* processes killed from their own callback */
     size_t ndoomed, doomed_cap;
 
+    oxl_trace_hook trace_hook; /* sees every recorded event (oxl_world_set_trace_hook) */
+    void *trace_hook_arg;
+
     char **strings; /* oxl_world_strf results */
     size_t nstrings, strings_cap;
 };
@@ -279,6 +282,7 @@ static inline void sim_trace_record(oxl_world *w, oxl_event_kind kind, oxl_node_
     e->peer = peer;
     e->label = label;
     e->kind = (uint8_t)kind;
+    if (SIM_UNLIKELY(w->trace_hook != NULL)) w->trace_hook(w, e, w->trace_hook_arg);
 }
 
 #endif
