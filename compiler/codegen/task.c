@@ -118,24 +118,15 @@ LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t,
 
 /* ---- bodies of their own ---- */
 
-typedef struct fn_state {
-    LLVMValueRef fn;
-    const ast_node *fn_decl;
-    LLVMBasicBlockRef entry, at;
-    cg_local *locals;
-    uint32_t nlocals, cap_locals;
-    cg_loop *loop;
-} fn_state;
-
-static void save_fn(cg_module *m, fn_state *st) {
-    *st = (fn_state){m->fn, m->fn_decl, m->entry, LLVMGetInsertBlock(m->b), m->locals, m->nlocals, m->cap_locals,
-                     m->loop};
+void cg_fn_save(cg_module *m, cg_fn_state *st) {
+    *st = (cg_fn_state){m->fn, m->fn_decl, m->entry, LLVMGetInsertBlock(m->b), m->locals, m->nlocals, m->cap_locals,
+                        m->loop};
     m->locals = NULL;
     m->nlocals = m->cap_locals = 0;
     m->loop = NULL;
 }
 
-static void restore_fn(cg_module *m, const fn_state *st) {
+void cg_fn_restore(cg_module *m, const cg_fn_state *st) {
     free(m->locals);
     m->fn = st->fn;
     m->fn_decl = st->fn_decl;
@@ -220,8 +211,8 @@ static LLVMValueRef new_env(cg_module *m, uint32_t n, LLVMValueRef *words) {
 LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, const ast_node *block,
                               const sema_type *result) {
     (void)result;
-    fn_state st;
-    save_fn(m, &st);
+    cg_fn_state st;
+    cg_fn_save(m, &st);
     LLVMValueRef f = LLVMAddFunction(m->mod, name, fnty);
     LLVMSetLinkage(f, LLVMInternalLinkage);
     m->fn = f;
@@ -231,7 +222,7 @@ LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, 
     cg_task_prepare(m, block);
     bool ok = cg_block(m, block);
     if (ok) finish_body(m);
-    restore_fn(m, &st);
+    cg_fn_restore(m, &st);
     return ok ? f : NULL;
 }
 
@@ -286,8 +277,8 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     LLVMTypeRef ps[1] = {m->t_ptr};
     LLVMTypeRef body_ty = LLVMFunctionType(res, ps, 1, 0);
     char *name = spawn_name(m, "spawn");
-    fn_state st;
-    save_fn(m, &st);
+    cg_fn_state st;
+    cg_fn_save(m, &st);
     LLVMValueRef body = LLVMAddFunction(m->mod, name, body_ty);
     free(name);
     LLVMSetLinkage(body, LLVMInternalLinkage);
@@ -320,7 +311,7 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     free(caps.items);
     bool ok = cg_block(m, e->b);
     if (ok) finish_body(m);
-    restore_fn(m, &st);
+    cg_fn_restore(m, &st);
     if (!ok) return NULL;
 
     /* the thunk: the body's result as a word */

@@ -51,7 +51,7 @@ typedef struct sema_ctx {
     uint32_t cmap_len, cmap_cap;
 
     /* interned names used by the checker */
-    const char *n_underscore, *n_deadline, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;
+    const char *n_underscore, *n_deadline, *n_to, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;
 } sema_ctx;
 
 /* ---- types.c ---- */
@@ -90,6 +90,13 @@ bool sema_name_is_blank(const char *name);
 
 /* ---- items.c ---- */
 bool sema_resolve_sym(sema_ctx *c, sema_sym *s);
+/* Resolves a dotted name ("net.Foo") through modules; NULL when unknown
+ * (*reported when it said why). */
+sema_sym *sema_lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported);
+
+/* ---- layout.c ---- */
+void sema_check_cluster(sema_ctx *c, ast_node *it);
+void sema_check_test(sema_ctx *c, ast_node *t, base_vec *seen);
 sema_type *sema_resolve_type(sema_ctx *c, ast_node *t);
 sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed);
 

@@ -96,9 +96,12 @@ size_t oxl_world_trace_format(const oxl_world *w, const oxl_trace_event *ev, cha
         n = snprintf(p, room, "%s task %" PRIu64 " on %s", label, ev->arg & ((UINT64_C(1) << 40) - 1),
                      ev->node == OXL_NO_NODE ? "process" : node);
         break;
-    case OXL_EV_RPC: /* call ids are the caller's incarnation << 40 | its count of calls */
-        n = snprintf(p, room, "%s -> %s %s #%" PRIu64 ".%" PRIu64, node, peer, label, ev->arg >> 40,
-                     ev->arg & ((UINT64_C(1) << 40) - 1));
+    case OXL_EV_RPC: /* call ids are the caller's incarnation << 40 | its count of calls; 0: a local call */
+        if (ev->arg)
+            n = snprintf(p, room, "%s: %s #%" PRIu64 ".%" PRIu64 " with %s", node, label, ev->arg >> 40,
+                         ev->arg & ((UINT64_C(1) << 40) - 1), ev->peer == OXL_NO_NODE ? "none" : peer);
+        else
+            n = snprintf(p, room, "%s: %s", node, label);
         break;
     default:
         n = ev->node == OXL_NO_NODE ? snprintf(p, room, "%s", label) : snprintf(p, room, "%s: %s", node, label);
