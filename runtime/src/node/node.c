@@ -297,7 +297,17 @@ void sched_node_panicked(oxl_sched *s, char *report) {
                                    report + (strncmp(report, "panic: ", 7) == 0 ? 7 : 0));
     }
     oxl_ctx c = oxl_world_ctx(s->world, n->world_id);
-    oxl_ctx_trace(c, "%s", report);
+    char *line = sim_xstrdup(report); /* one trace line: "... at f.oxl:3 (...)" */
+    for (char *p = line, *w = line;; p++) {
+        if (*p == '\n') {
+            *w++ = ' ';
+            while (p[1] == ' ') p++;
+        } else if (!(*w++ = *p)) {
+            break;
+        }
+    }
+    oxl_ctx_trace(c, "%s", line);
+    free(line);
     if (s->opt.nodes_debug) fprintf(s->opt.nodes_debug, "oxl-nodes: %s crashes: %s\n", n->name, report);
     n->panic_task = self->id;
     n->panic_report = report;

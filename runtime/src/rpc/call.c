@@ -190,7 +190,16 @@ int64_t oxl_rpc_call(const oxl_service *s, int64_t method, const oxl_word *args,
     rpc_node *target = NULL;
     if (to) {
         oxl_node *n = oxl_node_by_name(oxl_str_cstr(to));
-        if (!n) oxl_panic_at(file, line, "%s.%s: unknown node '%s' (to:)", s->name, m->name, oxl_str_cstr(to));
+        if (!n) { /* the names on the stack: the panic does not return */
+            char known[512] = "";
+            size_t len = 0;
+            for (oxl_node *k = oxl_node_next(NULL); k && len < sizeof known; k = oxl_node_next(k)) {
+                int w = snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", oxl_node_name(k));
+                if (w > 0) len += (size_t)w;
+            }
+            oxl_panic_at(file, line, "%s.%s: unknown node '%s' (to:; nodes: %s)", s->name, m->name, oxl_str_cstr(to),
+                         len ? known : "none");
+        }
         target = rpc_node_of(r, n);
         if (!rpc_serves(target, s)) {
             char *msg = rpc_strf("node %s does not serve %s", oxl_node_name(n), s->name);

@@ -132,6 +132,7 @@ typedef struct sim_node {
     oxl_process *proc;
     uint32_t incarnation; /* 1 at first boot, +1 at every restart */
     bool up;
+    bool booted;          /* its first boot happened: the queued boot event is void */
     oxl_dur_ns skew;
     oxl_rng rng;
     oxl_disk *disk;

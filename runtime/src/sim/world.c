@@ -443,6 +443,7 @@ oxl_disk *oxl_world_disk(oxl_world *w, oxl_node_id n) { return sim_valid_node(w,
 static void node_boot(oxl_world *w, oxl_node_id id, oxl_event_kind kind, uint64_t seq) {
     sim_node *n = &w->nodes[id];
     n->up = true;
+    n->booted = true;
     sim_trace_record(w, kind, id, OXL_NO_NODE, seq, n->incarnation, 0);
     oxl_ctx c = {w, id, n->incarnation};
     oxl_process *p = NULL;
@@ -460,7 +461,7 @@ static void node_boot(oxl_world *w, oxl_node_id id, oxl_event_kind kind, uint64_
 }
 
 void sim_boot_now(oxl_world *w, oxl_node_id id) {
-    if (sim_valid_node(w, id) && !w->nodes[id].up && w->nodes[id].incarnation == 1)
+    if (sim_valid_node(w, id) && !w->nodes[id].booted)
         node_boot(w, id, OXL_EV_START, w->next_seq); /* its queued boot event is then void */
 }
 
@@ -751,9 +752,8 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
             WITH_RUNNING_NODE(w, ev.node, ev.u.timer.fn(p, c, ev.u.timer.arg));
             break;
         }
-        case SIM_BOOT:
-            if (!w->nodes[ev.node].up && w->nodes[ev.node].incarnation == ev.incarnation)
-                node_boot(w, ev.node, OXL_EV_START, ev.seq);
+        case SIM_BOOT: /* the first boot, unless sim_boot_now did it (a node killed since stays down) */
+            if (!w->nodes[ev.node].booted) node_boot(w, ev.node, OXL_EV_START, ev.seq);
             break;
         case SIM_CALL:
             sim_trace_record(w, OXL_EV_CALL, OXL_NO_NODE, OXL_NO_NODE, ev.seq, 0, ev.label);
