@@ -267,9 +267,12 @@ size_t oxl_world_trace_format(const oxl_world *w, const oxl_trace_event *ev, cha
  * it must not change the world. NULL removes it. */
 typedef void (*oxl_trace_hook)(const oxl_world *w, const oxl_trace_event *ev, void *arg);
 void oxl_world_set_trace_hook(oxl_world *w, oxl_trace_hook fn, void *arg);
-/* Records a step of a remote call of node c: what names it ("call
+/* A label of the world's trace for text (interned: the same text gives the
+ * same label, in first-use order, so labels are deterministic). */
+uint32_t oxl_world_label(oxl_world *w, const char *text);
+/* Records a step of a remote call of node c: label names it ("call
  * Storage.reserve"), peer is the other end, id the call id (in the hash). */
-void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, const char *what);
+void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label);
 /* Writes the last n retained events, one per line. */
 void oxl_world_trace_render(const oxl_world *w, size_t n, FILE *out);
 /* Where two runs of the same scenario part ways: returns the index of the

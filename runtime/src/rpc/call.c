@@ -62,17 +62,21 @@ static void deliver(rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *re
 void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
                      const unsigned char *end, const oxl_service *s, int64_t method) {
     (void)r;
-    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep);
-    *rep = (rpc_reply){.status = OXL_RPC_OK, .len = (size_t)(end - p)};
-    rep->data = rpc_xrealloc(NULL, rep->len);
-    if (rep->len) memcpy(rep->data, p, rep->len);
+    size_t len = (size_t)(end - p);
+    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep + len);
+    rep->status = OXL_RPC_OK;
+    rep->message = NULL;
+    rep->len = len;
+    if (len) memcpy(rep->data, p, len);
     deliver(rn, id, from, rep, s, method);
 }
 
 void rpc_fail_call(rpc_node *caller, uint64_t id, oxl_node_id server, int64_t status, char *message,
                    const oxl_service *s, int64_t method) {
     rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep);
-    *rep = (rpc_reply){.status = status, .message = message};
+    rep->status = status;
+    rep->message = message;
+    rep->len = 0;
     deliver(caller, id, server, rep, s, method);
 }
 
@@ -114,16 +118,15 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
                      rpc_node_name(me), OXL_RPC_MAX_PENDING);
     oxl_ctx c = rpc_ctx(me);
     uint64_t id = (uint64_t)c.incarnation << RPC_ID_COUNT_BITS | ++me->calls;
-    oxl_wire_buf frame = {0};
-    rpc_put_header(&frame, RPC_REQ, id);
-    rpc_put_uvarint(&frame, (uint64_t)s->id);
-    rpc_put_uvarint(&frame, (uint64_t)method);
+    oxl_wire_buf *frame = &r->scratch;
+    frame->len = 0;
+    rpc_put_header(frame, RPC_REQ, id);
+    rpc_put_uvarint(frame, (uint64_t)s->id);
+    rpc_put_uvarint(frame, (uint64_t)method);
     for (int64_t i = 0; i < m->nparams; i++) {
         char err[256];
-        if (!oxl_wire_encode(&frame, m->params[i], args[i], err, sizeof err)) {
-            oxl_wire_buf_free(&frame);
+        if (!oxl_wire_encode(frame, m->params[i], args[i], err, sizeof err))
             oxl_panic_at(file, line, "%s.%s: argument %lld cannot be sent: %s", s->name, m->name, (long long)i + 1, err);
-        }
     }
     if (me->npending == me->cap_pending) {
         me->cap_pending = me->cap_pending ? me->cap_pending * 2 : 8;
@@ -133,8 +136,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_node_id to = oxl_node_world_id(target->node);
     me->pending[me->npending++] = (rpc_pending){id, chan, to};
     rpc_trace(me, to, id, "call", s, method);
-    oxl_ctx_send(c, to, frame.data, frame.len);
-    oxl_wire_buf_free(&frame);
+    oxl_ctx_send(c, to, frame->data, frame->len);
 
     oxl_time_ns until = oxl_world_now(oxl_sched_world()) + deadline;
     for (;;) {

@@ -35,7 +35,6 @@ char *rpc_strf(const char *fmt, ...) {
 
 void rpc_reply_free(rpc_reply *r) {
     if (!r) return;
-    free(r->data);
     free(r->message);
     free(r);
 }
@@ -58,6 +57,8 @@ static void run_fini(void *obj) {
         free(rn->running);
     }
     free(r->nodes);
+    free(r->labels);
+    oxl_wire_buf_free(&r->scratch);
     free(r->free_chans); /* the channels themselves are the run's */
 }
 
@@ -116,11 +117,46 @@ const char *rpc_label(char *buf, size_t cap, const char *what, const oxl_service
     return buf;
 }
 
+static size_t label_slot(const rpc_label_entry *t, size_t cap, const char *what, const oxl_service *s, int64_t method) {
+    uint64_t h = (uint64_t)(uintptr_t)what * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)(uintptr_t)s ^ (uint64_t)method;
+    h ^= h >> 29;
+    size_t i = (size_t)(h * UINT64_C(0xBF58476D1CE4E5B9) >> 32) & (cap - 1);
+    while (t[i].what && !(t[i].what == what && t[i].svc == s && t[i].method == method)) i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static uint32_t label_of(rpc_run *r, const char *what, const oxl_service *s, int64_t method) {
+    if (r->cap_labels && r->labels[label_slot(r->labels, r->cap_labels, what, s, method)].what)
+        return r->labels[label_slot(r->labels, r->cap_labels, what, s, method)].label;
+    if ((r->nlabels + 1) * 2 > r->cap_labels) {
+        size_t cap = r->cap_labels ? r->cap_labels * 2 : 64;
+        rpc_label_entry *t = rpc_xrealloc(NULL, cap * sizeof *t);
+        memset(t, 0, cap * sizeof *t);
+        for (size_t i = 0; i < r->cap_labels; i++)
+            if (r->labels[i].what)
+                t[label_slot(t, cap, r->labels[i].what, r->labels[i].svc, r->labels[i].method)] = r->labels[i];
+        free(r->labels);
+        r->labels = t;
+        r->cap_labels = cap;
+    }
+    char text[256];
+    uint32_t label = oxl_world_label(oxl_sched_world(), rpc_label(text, sizeof text, what, s, method));
+    r->labels[label_slot(r->labels, r->cap_labels, what, s, method)] = (rpc_label_entry){what, s, method, label};
+    r->nlabels++;
+    return label;
+}
+
 void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *what, const oxl_service *s,
                int64_t method) {
     if (!rn->node) return; /* the process node is not in the World */
-    char label[256];
-    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, rpc_label(label, sizeof label, what, s, method));
+    uint32_t label;
+    if (s) {
+        label = label_of(rpc_run_get(), what, s, method);
+    } else {
+        char text[256];
+        label = oxl_world_label(oxl_sched_world(), rpc_label(text, sizeof text, what, s, method));
+    }
+    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, label);
 }
 
 oxl_chan *rpc_chan_take(rpc_run *r) {
@@ -159,7 +195,6 @@ void rpc_running_add(rpc_node *rn, rpc_running *ru) {
 void rpc_running_remove(rpc_node *rn, const rpc_running *ru) {
     for (size_t i = rn->nrunning; i-- > 0;) {
         if (rn->running[i] != ru) continue;
-        free(ru->req);
         free(rn->running[i]);
         memmove(&rn->running[i], &rn->running[i + 1], (rn->nrunning - i - 1) * sizeof *rn->running);
         rn->nrunning--;
@@ -204,15 +239,14 @@ static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t l
 /* ---- crashes ---- */
 
 static void drop_tables(rpc_run *r, rpc_node *rn) {
-    for (size_t i = 0; i < rn->nrunning; i++) {
-        free(rn->running[i]->req);
-        free(rn->running[i]);
-    }
+    for (size_t i = 0; i < rn->nrunning; i++) free(rn->running[i]);
     rn->nrunning = 0;
     for (size_t i = 0; i < rn->npending; i++) rpc_chan_give(r, rn->pending[i].chan);
     rn->npending = 0;
     for (size_t i = 0; i < rn->nanswered; i++) free(rn->answered[i].frame);
     rn->nanswered = rn->answered_next = 0;
+    memset(rn->answered_index, 0, sizeof rn->answered_index);
+    rn->answered_gone = 0;
     rn->calls = 0;
 }
 

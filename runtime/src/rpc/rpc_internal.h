@@ -46,9 +46,9 @@ RPC_HIDDEN bool rpc_get_uvarint(const unsigned char **p, const unsigned char *en
 /* An answer for a waiting call: a value's bytes, or why there is none. */
 typedef struct rpc_reply {
     int64_t status;       /* OXL_RPC_* */
-    unsigned char *data;  /* OK: the result's bytes (malloc'd) */
+    char *message;        /* not OK: what happened (malloc'd) */
     size_t len;
-    char *message;        /* otherwise: what happened (malloc'd) */
+    unsigned char data[]; /* OK: the result's bytes */
 } rpc_reply;
 
 /* A call of this node waiting for its answer. */
@@ -66,8 +66,8 @@ typedef struct rpc_running {
     uint64_t task;        /* the handler's task id */
     const oxl_service *svc;
     int64_t method;
-    unsigned char *req;   /* the request frame (owned), until the handler has read it */
     size_t len;
+    unsigned char req[];  /* the request frame */
 } rpc_running;
 
 /* An answered request, kept so a duplicate gets the same answer again. */
@@ -89,17 +89,34 @@ typedef struct rpc_node {
     size_t npending, cap_pending;
     rpc_running **running;  /* each record stays put: its handler task holds it */
     size_t nrunning, cap_running;
-    rpc_answered answered[OXL_RPC_DEDUP];
+    rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
     size_t nanswered, answered_next;
+    /* (from, id) -> answered slot + 1; RPC_DEDUP_GONE marks a removed one */
+    uint16_t answered_index[2 * OXL_RPC_DEDUP];
+    size_t answered_gone;
 } rpc_node;
+#define RPC_DEDUP_GONE UINT16_MAX
+_Static_assert(2 * OXL_RPC_DEDUP < RPC_DEDUP_GONE, "answered slots fit the index");
+
+/* A trace label, interned once per (what, service, method): `what` is a
+ * string literal, its address a key for lookup only. */
+typedef struct rpc_label {
+    const char *what;
+    const oxl_service *svc;
+    int64_t method;
+    uint32_t label;
+} rpc_label_entry;
 
 typedef struct rpc_run {
+    rpc_label_entry *labels; /* open addressing, a power of two */
+    size_t nlabels, cap_labels;
     rpc_node *nodes;      /* by World id */
     size_t nnodes;
     rpc_node process;     /* the process node (no World id): local calls only */
     oxl_rng rng;          /* which node serves a call: a stream of its own */
     oxl_chan **free_chans;
     size_t nfree_chans, cap_free_chans;
+    oxl_wire_buf scratch; /* a frame being written: sent (copied) before anything else runs */
 } rpc_run;
 
 /* The run's rpc state. */
@@ -112,6 +129,8 @@ RPC_HIDDEN const oxl_service *rpc_served_by_id(const rpc_node *rn, uint64_t id);
 RPC_HIDDEN oxl_ctx rpc_ctx(const rpc_node *rn);
 /* "call Storage.reserve" into buf, for the trace. */
 RPC_HIDDEN const char *rpc_label(char *buf, size_t cap, const char *what, const oxl_service *s, int64_t method);
+/* what: a string literal (the label is cached by its address), or with s
+ * NULL any text (interned each time). */
 RPC_HIDDEN void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *what,
                           const oxl_service *s, int64_t method);
 RPC_HIDDEN void *rpc_xrealloc(void *p, size_t n);

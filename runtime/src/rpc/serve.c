@@ -67,12 +67,58 @@ static void answer_again(rpc_node *rn, const rpc_answered *a, const oxl_service 
     oxl_ctx_send(rpc_ctx(rn), a->from, a->frame, a->len);
 }
 
-static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, oxl_wire_buf *frame) {
-    rpc_answered *a = &rn->answered[rn->answered_next];
-    if (rn->nanswered == OXL_RPC_DEDUP) free(a->frame); /* the oldest goes */
-    else rn->nanswered++;
-    *a = (rpc_answered){from, id, frame->data, frame->len};
-    frame->data = NULL;
+/* ---- the answered requests: a ring with a hash index on (from, id) ---- */
+
+#define INDEX_CAP (2 * OXL_RPC_DEDUP)
+
+static size_t index_start(oxl_node_id from, uint64_t id) {
+    uint64_t h = (id ^ (uint64_t)(uint32_t)from << 48) * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 40) & (INDEX_CAP - 1);
+}
+
+/* The index position holding (from, id), or of the empty place where it
+ * would go. */
+static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
+    for (size_t i = index_start(from, id);; i = (i + 1) & (INDEX_CAP - 1)) {
+        uint16_t v = rn->answered_index[i];
+        if (v == 0) return i;
+        if (v != RPC_DEDUP_GONE && rn->answered[v - 1].from == from && rn->answered[v - 1].id == id) return i;
+    }
+}
+
+static void index_put(rpc_node *rn, size_t slot) {
+    const rpc_answered *a = &rn->answered[slot];
+    size_t i = index_start(a->from, a->id);
+    while (rn->answered_index[i] != 0 && rn->answered_index[i] != RPC_DEDUP_GONE) i = (i + 1) & (INDEX_CAP - 1);
+    if (rn->answered_index[i] == RPC_DEDUP_GONE) rn->answered_gone--;
+    rn->answered_index[i] = (uint16_t)(slot + 1);
+}
+
+static void index_rebuild(rpc_node *rn) {
+    memset(rn->answered_index, 0, sizeof rn->answered_index);
+    rn->answered_gone = 0;
+    for (size_t s = 0; s < rn->nanswered; s++) index_put(rn, s);
+}
+
+static const rpc_answered *answered_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
+    uint16_t v = rn->answered_index[index_find(rn, from, id)];
+    return v ? &rn->answered[v - 1] : NULL;
+}
+
+static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
+    size_t slot = rn->answered_next;
+    rpc_answered *a = &rn->answered[slot];
+    if (rn->nanswered == OXL_RPC_DEDUP) { /* the oldest goes */
+        rn->answered_index[index_find(rn, a->from, a->id)] = RPC_DEDUP_GONE;
+        rn->answered_gone++;
+        free(a->frame);
+    } else {
+        rn->nanswered++;
+    }
+    *a = (rpc_answered){from, id, rpc_xrealloc(NULL, frame->len), frame->len};
+    memcpy(a->frame, frame->data, frame->len);
+    if (rn->answered_gone > OXL_RPC_DEDUP / 2) index_rebuild(rn);
+    index_put(rn, slot);
     rn->answered_next = (rn->answered_next + 1) % OXL_RPC_DEDUP;
 }
 
@@ -103,21 +149,18 @@ static void *handler_task(void *arg) {
         rpc_running_remove(rn, ru);
         return NULL;
     }
-    free(ru->req);
-    ru->req = NULL;
     oxl_word result = m->entry(args);
-    oxl_wire_buf frame = {0};
-    rpc_put_header(&frame, RPC_REP, ru->id);
-    rpc_put_u8(&frame, 0);
-    rpc_put_uvarint(&frame, (uint64_t)s->id);
-    rpc_put_uvarint(&frame, (uint64_t)ru->method);
-    if (!oxl_wire_encode(&frame, m->result, result, err, sizeof err)) {
-        oxl_wire_buf_free(&frame);
+    oxl_wire_buf *frame = &r->scratch; /* the handler may have switched tasks: written now, sent now */
+    frame->len = 0;
+    rpc_put_header(frame, RPC_REP, ru->id);
+    rpc_put_u8(frame, 0);
+    rpc_put_uvarint(frame, (uint64_t)s->id);
+    rpc_put_uvarint(frame, (uint64_t)ru->method);
+    if (!oxl_wire_encode(frame, m->result, result, err, sizeof err))
         oxl_panic_at(m->file, (int)m->line, "%s.%s: its result cannot be sent: %s", s->name, m->name, err);
-    }
     rpc_trace(rn, ru->from, ru->id, "reply", s, ru->method);
-    oxl_ctx_send(rpc_ctx(rn), ru->from, frame.data, frame.len);
-    remember(rn, ru->from, ru->id, &frame);
+    oxl_ctx_send(rpc_ctx(rn), ru->from, frame->data, frame->len);
+    remember(rn, ru->from, ru->id, frame);
     rpc_running_remove(rn, ru);
     return NULL;
 }
@@ -137,20 +180,18 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
             rpc_trace(rn, from, id, "duplicate request dropped (its handler runs)", s, (int64_t)method);
             return;
         }
-    for (size_t i = 0; i < rn->nanswered; i++)
-        if (rn->answered[i].from == from && rn->answered[i].id == id) return answer_again(rn, &rn->answered[i], s, (int64_t)method);
+    const rpc_answered *again = answered_find(rn, from, id);
+    if (again) return answer_again(rn, again, s, (int64_t)method);
     if (rn->nrunning >= OXL_RPC_MAX_RUNNING) {
         rpc_trace(rn, from, id, "request dropped: too many handlers running", s, (int64_t)method);
         return;
     }
-    rpc_running *ru = rpc_xrealloc(NULL, sizeof *ru);
+    rpc_running *ru = rpc_xrealloc(NULL, sizeof *ru + len);
     *ru = (rpc_running){.from = from, .id = id, .svc = s, .method = (int64_t)method, .len = len};
-    ru->req = rpc_xrealloc(NULL, len);
     memcpy(ru->req, frame, len);
     const oxl_rpc_method *m = &s->methods[method];
     oxl_task *t = oxl_spawn_on_node_at(rn->node, handler_task, ru, m->file, (int)m->line);
     if (!t) { /* the run is stopping */
-        free(ru->req);
         free(ru);
         return;
     }

@@ -28,9 +28,12 @@ void oxl_world_set_trace_hook(oxl_world *w, oxl_trace_hook fn, void *arg) {
     w->trace_hook_arg = fn ? arg : NULL;
 }
 
-void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, const char *what) {
+uint32_t oxl_world_label(oxl_world *w, const char *text) { return sim_label_intern(&w->labels, text); }
+
+void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label) {
     if (!sim_live_node(c)) return;
-    sim_trace_record(c.world, OXL_EV_RPC, c.node, peer, c.world->next_seq, id, sim_label_intern(&c.world->labels, what));
+    if (label >= c.world->labels.count) label = 0; /* not one of this world's */
+    sim_trace_record(c.world, OXL_EV_RPC, c.node, peer, c.world->next_seq, id, label);
 }
 uint64_t oxl_world_trace_count(const oxl_world *w) { return w->trace.count; }
 
