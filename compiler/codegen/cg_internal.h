@@ -191,6 +191,12 @@ LLVMValueRef cg_type_desc(cg_module *m, const sema_type *t);
 LLVMValueRef cg_state_slot(cg_module *m, const sema_sym *st, base_span at);
 /* Service.rpc(...) from outside the service: a value of R | RpcError. */
 LLVMValueRef cg_rpc_call(cg_module *m, const ast_node *e);
+/* Its parts: the arguments in parameter order, the deadline (an Int, or
+ * OXL_RPC_NO_DEADLINE) and the `to:` node (a String, or null)... */
+bool cg_rpc_args(cg_module *m, const ast_node *e, LLVMValueRef *vals, LLVMValueRef *deadline, LLVMValueRef *to);
+/* ...and the call made with them (in the function being generated). */
+LLVMValueRef cg_rpc_invoke(cg_module *m, const ast_node *e, const LLVMValueRef *vals, LLVMValueRef deadline,
+                           LLVMValueRef to);
 /* void oxl.boot(): boots every service of the root package on the process
  * node (outside a simulation), defined once. */
 LLVMValueRef cg_boot_services(cg_module *m);

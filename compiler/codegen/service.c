@@ -361,7 +361,25 @@ static const sema_type *rpc_error_of(const sema_type *t) {
     return NULL;
 }
 
+bool cg_rpc_args(cg_module *m, const ast_node *e, LLVMValueRef *vals, LLVMValueRef *deadline, LLVMValueRef *to) {
+    const sema_sym *s = e->a->sym;
+    const ast_node *dl = NULL, *target = NULL;
+    if (!cg_call_args_remote(m, e, s->sig, vals, &dl, &target)) return false;
+    *deadline = cg_i64(m, INT64_MIN); /* OXL_RPC_NO_DEADLINE */
+    if (dl && !(*deadline = cg_value(m, dl->a, dl->a->type))) return false;
+    *to = LLVMConstNull(m->t_ptr);
+    if (target && !(*to = cg_value(m, target->a, target->a->type))) return false;
+    return true;
+}
+
 LLVMValueRef cg_rpc_call(cg_module *m, const ast_node *e) {
+    LLVMValueRef vals[SEMA_MAX_PARAMS + 1], dl, to;
+    if (!cg_rpc_args(m, e, vals, &dl, &to)) return NULL;
+    return cg_rpc_invoke(m, e, vals, dl, to);
+}
+
+LLVMValueRef cg_rpc_invoke(cg_module *m, const ast_node *e, const LLVMValueRef *vals, LLVMValueRef dl,
+                           LLVMValueRef target) {
     const sema_sym *s = e->a->sym;
     const sema_sym *svc = s ? s->owner : NULL;
     const sema_type *rt = e->type, *err_t = rpc_error_of(rt);
@@ -372,9 +390,6 @@ LLVMValueRef cg_rpc_call(cg_module *m, const ast_node *e) {
         return NULL;
     }
     const sema_sig *sig = s->sig;
-    LLVMValueRef vals[SEMA_MAX_PARAMS + 1];
-    const ast_node *deadline = NULL, *to = NULL;
-    if (!cg_call_args_remote(m, e, sig, vals, &deadline, &to)) return NULL;
     unsigned n = sig->nparams;
     LLVMValueRef words = cg_entry_alloca(m, LLVMArrayType(m->t_i64, n ? n : 1), "rpc.args");
     LLVMValueRef wp = LLVMBuildBitCast(m->b, words, LLVMPointerType(m->t_i64, 0), "");
@@ -383,13 +398,6 @@ LLVMValueRef cg_rpc_call(cg_module *m, const ast_node *e) {
         LLVMBuildStore(m->b, cg_to_word(m, vals[i], sig->params[i].type),
                        LLVMBuildInBoundsGEP2(m->b, m->t_i64, wp, &idx, 1, ""));
     }
-    LLVMValueRef dl = cg_i64(m, INT64_MIN); /* OXL_RPC_NO_DEADLINE */
-    if (deadline) {
-        const sema_type *dt = deadline->a->type;
-        if (!(dl = cg_value(m, deadline->a, dt))) return NULL;
-    }
-    LLVMValueRef target = LLVMConstNull(m->t_ptr);
-    if (to && !(target = cg_value(m, to->a, to->a->type))) return NULL;
     LLVMValueRef out = cg_entry_alloca(m, m->t_i64, "rpc.out");
     LLVMTypeRef ps[8] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i64, m->t_ptr, m->t_ptr, m->t_ptr, m->t_i32};
     LLVMValueRef args[8] = {cg_service_ref(m, svc), cg_i64(m, method),

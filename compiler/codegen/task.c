@@ -328,12 +328,43 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     return go(m, thunk, env, e->span);
 }
 
+/* spawn Service.rpc(x, to: n): the arguments, deadline and node are
+ * evaluated now, the remote call is made in the new task. */
+static LLVMValueRef spawn_remote(cg_module *m, const ast_node *e) {
+    const ast_node *c = e->a;
+    uint32_t n = ((const sema_sym *)c->a->sym)->sig->nparams;
+    LLVMValueRef vals[SEMA_MAX_PARAMS + 3];
+    if (!cg_rpc_args(m, c, vals, &vals[n], &vals[n + 1])) return NULL;
+    LLVMValueRef words;
+    LLVMValueRef env = new_env(m, n + 2, &words);
+    for (uint32_t i = 0; i < n + 2; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));
+    char *name = spawn_name(m, "thunk");
+    cg_fn_state st;
+    cg_fn_save(m, &st);
+    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
+    free(name);
+    LLVMSetLinkage(thunk, LLVMInternalLinkage);
+    m->fn = thunk;
+    m->fn_decl = NULL;
+    m->entry = LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry");
+    LLVMPositionBuilderAtEnd(m->b, m->entry);
+    LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
+    LLVMValueRef args[SEMA_MAX_PARAMS + 3];
+    for (uint32_t i = 0; i < n + 2; i++)
+        args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), ""), LLVMTypeOf(vals[i]));
+    LLVMValueRef r = cg_rpc_invoke(m, c, args, args[n], args[n + 1]);
+    if (r) LLVMBuildRet(m->b, to_word(m, r));
+    cg_fn_restore(m, &st);
+    return r ? go(m, thunk, env, e->span) : NULL;
+}
+
 /* spawn f(x, y): the arguments (positional, labelled, defaults; in the
  * order written) are evaluated now, the call runs in the new task. */
 static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     const ast_node *c = e->a;
     const sema_sym *s = c->a ? c->a->sym : NULL;
-    if (!c->a || !s || s->kind != SYM_FN || s->is_extern || s->is_rpc || !s->sig || !s->decl) {
+    if (s && s->kind == SYM_FN && s->is_rpc && s->sig && (c->flags & AST_F_REMOTE)) return spawn_remote(m, e);
+    if (!c->a || !s || s->kind != SYM_FN || s->is_extern || !s->sig || !s->decl) {
         cg_unsupported(m, e->span, "spawn of this call (spawn a function of the program, or a block)");
         return NULL;
     }
