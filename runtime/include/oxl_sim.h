@@ -217,6 +217,10 @@ int oxl_disk_get(oxl_disk *d, const char *key, const void **val, size_t *len);
 int oxl_disk_sync(oxl_disk *d);
 size_t oxl_disk_unsynced(const oxl_disk *d);
 size_t oxl_disk_key_count(const oxl_disk *d);
+/* The i-th key of the current view in bytewise (strcmp) order, for
+ * i < oxl_disk_key_count(d); NULL past the end or for a NULL disk. Valid
+ * until the next write to this disk. */
+const char *oxl_disk_key_at(const oxl_disk *d, size_t i);
 /* The disk of a node, up or down (test harnesses inspect durable state). */
 oxl_disk *oxl_world_disk(oxl_world *w, oxl_node_id n);
 const char *oxl_disk_strerror(int err);

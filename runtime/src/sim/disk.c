@@ -201,6 +201,10 @@ int oxl_disk_sync(oxl_disk *d) {
 size_t oxl_disk_unsynced(const oxl_disk *d) { return d ? d->npending : 0; }
 size_t oxl_disk_key_count(const oxl_disk *d) { return d ? d->current.count : 0; }
 
+const char *oxl_disk_key_at(const oxl_disk *d, size_t i) {
+    return d && i < d->current.count ? d->current.items[i].key : NULL;
+}
+
 const char *oxl_disk_strerror(int err) {
     switch (err) {
     case OXL_DISK_OK: return "ok";

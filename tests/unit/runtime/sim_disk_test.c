@@ -168,8 +168,25 @@ static void test_limits(void) {
     oxl_world_free(w);
 }
 
+/* The keys in bytewise order: a byte above 0x7f sorts after ASCII, a proper
+ * prefix first; a delete takes its key out. */
+static void test_key_order(void) {
+    oxl_world *w = one_node(3);
+    oxl_disk *d = disk0(w);
+    const char *puts[] = {"b", "\xc3\xa9", "a", "ab", "B"};
+    for (size_t i = 0; i < sizeof puts / sizeof *puts; i++) oxl_disk_put(d, puts[i], "v", 1);
+    oxl_disk_del(d, "b");
+    const char *want[] = {"B", "a", "ab", "\xc3\xa9"};
+    bool ok = oxl_disk_key_count(d) == 4;
+    for (size_t i = 0; ok && i < 4; i++) ok = strcmp(oxl_disk_key_at(d, i), want[i]) == 0;
+    tap_ok(ok, "oxl_disk_key_at walks the keys in bytewise order");
+    tap_ok(oxl_disk_key_at(d, 4) == NULL && oxl_disk_key_at(NULL, 0) == NULL, "and is NULL past the end");
+    oxl_world_free(w);
+}
+
 int main(void) {
     test_buffered_and_synced();
+    test_key_order();
     test_crash_keeps_seeded_prefix();
     test_unconfigured_disk_draws_nothing();
     test_failures();
