@@ -133,6 +133,10 @@ void oxl_sleep_at(oxl_dur_ns d, const char *file, int line);
 oxl_time_ns oxl_now(void);   /* the current node's clock (virtual, possibly skewed) */
 /* True inside a run in real-time mode. */
 bool oxl_sched_is_real_time(void);
+/* True on the thread of a running scheduler, false outside any run. Unlike
+ * the calls above it may be made from anywhere: code that also runs
+ * without a scheduler (std.time, std.store) asks it first. */
+bool oxl_sched_active(void);
 uint64_t oxl_rand(void);     /* the program's seeded stream */
 /* clock.advance / clock.set: sleep until then. Setting a past time panics. */
 void oxl_clock_advance_at(oxl_dur_ns d, const char *file, int line);

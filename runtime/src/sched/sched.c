@@ -46,6 +46,7 @@ void sched_fatal(const char *fmt, ...) {
 }
 
 oxl_sched *sched_active(void) { return tls_sched; }
+bool oxl_sched_active(void) { return tls_sched != NULL; }
 
 oxl_sched *sched_enter_slow(const char *call) {
     oxl_sched *s = tls_sched;
