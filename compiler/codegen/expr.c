@@ -451,6 +451,18 @@ LLVMValueRef cg_fn_of(cg_module *m, const sema_sym *s, base_span at) {
     return f;
 }
 
+static bool in_std(const sema_pkg *p) { return p && p->path && strncmp(p->path, "std.", 4) == 0; }
+
+/* Whose line a runtime panic names: an extern call stores its own site,
+ * except inside the standard library, whose wrappers (std.store's put over
+ * its externs) report at the user's call into std: that call stores the
+ * site, and std code calling its own externs leaves it (language.md §5). */
+static bool stores_site(const cg_module *m, const sema_sym *callee) {
+    const sema_sym *fn = m->fn_decl ? m->fn_decl->sym : NULL;
+    if (fn && in_std(fn->pkg)) return false;
+    return callee->is_extern || in_std(callee->pkg);
+}
+
 static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
     LLVMValueRef f = cg_fn_of(m, s, e->span);
     if (!f) {
@@ -459,7 +471,7 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
     }
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
     if (!cg_call_args(m, e, s->sig, args)) return NULL;
-    if (s->is_extern) set_extern_site(m, e->span);
+    if (stores_site(m, s)) set_extern_site(m, e->span);
     LLVMValueRef r = cg_call(m, f, args, s->sig->nparams);
     if (s->is_extern) {
         for (uint32_t i = 0; i < s->sig->nparams; i++)
