@@ -609,6 +609,44 @@ static void test_file_io_error(void) {
     remove_tree(data_root);
 }
 
+/* Overwrites pile up dead records; once they pass 1 MiB and outweigh the
+ * live ones, sync (or the next replay) rewrites the log. */
+static void test_file_compaction(void) {
+    fresh_data_dir();
+    enum { VALUE = 100 * 1024 };
+    char *v = malloc(VALUE);
+    for (int i = 0; i < 20; i++) {
+        memset(v, 'a' + i, VALUE);
+        oxl_std_store_native_putBytes(S("big"), SN(v, VALUE));
+    }
+    oxl_std_store_native_putInt(S("small"), 5);
+    long before = file_size(log_path("process"));
+    tap_ok(ok(oxl_std_store_native_sync()), "file: sync after 20 overwrites of 100 KiB");
+    long after = file_size(log_path("process"));
+    tap_ok(before > 20L * VALUE && after < 2L * VALUE, "file: sync compacts the log (%ld bytes to %ld)", before,
+           after);
+    oxl_std_store_close_all();
+    oxl_list big = oxl_std_store_native_getBytes(S("big"));
+    int64_t small = 0;
+    tap_ok(oxl_list_len(big) == 1 && oxl_bytes_len(oxl_word_to_str(big->items[0])) == VALUE &&
+               oxl_str_cstr(oxl_word_to_str(big->items[0]))[VALUE - 1] == 'a' + 19 && get_i("small", &small) &&
+               small == 5,
+           "file: the compacted log replays the last values");
+    for (int i = 0; i < 20; i++) oxl_std_store_native_putBytes(S("big"), SN(v, VALUE)); /* no sync */
+    oxl_std_store_close_all();
+    long grown = file_size(log_path("process"));
+    bool replayed = get_i("small", &small) && small == 5;
+    long replay_size = file_size(log_path("process"));
+    tap_ok(replayed && replay_size < 2L * VALUE, "file: a replay compacts an overgrown log too (%ld bytes to %ld)",
+           grown, replay_size);
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", log_path("process"));
+    tap_ok(file_size(tmp) < 0, "file: no temporary file is left");
+    free(v);
+    oxl_std_store_close_all();
+    remove_tree(data_root);
+}
+
 static void test_file_limits(void) {
     fresh_data_dir();
     limits l;
@@ -631,6 +669,7 @@ int main(void) {
     test_file_torn_tail();
     test_file_nodes_and_panics();
     test_file_io_error();
+    test_file_compaction();
     test_file_limits();
     return tap_done();
 }
