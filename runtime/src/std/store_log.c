@@ -352,8 +352,10 @@ store_file *store_file_open(const char *dir, char **why) {
         f->dirs_unsynced = true; /* the next sync makes the header and the file's name durable */
     } else {
         if (memcmp(buf, OXL_STORE_LOG_MAGIC, 8) != 0 || get_u32(buf + 12) != 0) {
+            *why = textf("'%s' is not a std.store log (%s)", f->path,
+                         memcmp(buf, OXL_STORE_LOG_MAGIC, 8) != 0 ? "it does not start with " OXL_STORE_LOG_MAGIC
+                                                                  : "its header's last 4 bytes are not zero");
             free(buf);
-            *why = textf("'%s' is not a std.store log (it does not start with %s)", f->path, OXL_STORE_LOG_MAGIC);
             goto fail;
         }
         if (get_u32(buf + 8) != OXL_STORE_LOG_VERSION) {

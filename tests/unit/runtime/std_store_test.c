@@ -578,6 +578,13 @@ static void test_file_nodes_and_panics(void) {
                  "file: a foreign file where the log goes panics");
     oxl_sched_result_free(&r);
     tap_is_int(file_size(log_path("process")), 23, "file: and is left as it was");
+    fd = open(log_path("process"), O_WRONLY | O_TRUNC);
+    if (fd < 0 || write(fd, "OXLSTORE\2\0\0\0\0\0\0\0", 16) != 16) tap_bail("cannot write %s", log_path("process"));
+    close(fd);
+    r = rt_run(rt_put, NULL);
+    tap_contains(r.report, "is a std.store log of version 2; this runtime reads version 1",
+                 "file: a log of another version panics naming it");
+    oxl_sched_result_free(&r);
     remove_tree(data_root);
 }
 
