@@ -197,8 +197,8 @@ bool cg_rpc_args(cg_module *m, const ast_node *e, LLVMValueRef *vals, LLVMValueR
 /* ...and the call made with them (in the function being generated). */
 LLVMValueRef cg_rpc_invoke(cg_module *m, const ast_node *e, const LLVMValueRef *vals, LLVMValueRef deadline,
                            LLVMValueRef to);
-/* void oxl.boot(): boots every service of the root package on the process
- * node (outside a simulation), defined once. */
+/* void oxl.boot(): boots every service of the program on the process node
+ * (outside a simulation), defined once. */
 LLVMValueRef cg_boot_services(cg_module *m);
 
 /* test.c: the test table and the C main of a test binary */

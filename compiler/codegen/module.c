@@ -201,7 +201,7 @@ static bool fns_of(cg_module *m, const base_vec *items, const sema_pkg *pkg, int
     return ok;
 }
 
-/* void oxl.main(): the root package's services boot, then main runs. */
+/* void oxl.main(): the program's services boot, then main runs. */
 static LLVMValueRef boot_then(cg_module *m, LLVMValueRef oxl_main) {
     LLVMValueRef boot = cg_boot_services(m);
     LLVMValueRef f = LLVMAddFunction(m->mod, "oxl.main", LLVMFunctionType(m->t_void, NULL, 0, 0));

@@ -6,8 +6,8 @@
  * cross the wire are described by constant type descriptors (oxl_td_kind).
  * A remote call is a call of oxl_rpc_call whose status picks the result
  * or the RpcError of the call's `R | RpcError`. Outside a simulation the
- * process serves every service of the root package: oxl.boot boots them
- * before main or a unit test's body. */
+ * process serves every service of the program: oxl.boot boots them before
+ * main or a unit test's body. */
 #include "codegen/cg_internal.h"
 
 #include <stdio.h>
@@ -444,9 +444,9 @@ LLVMValueRef cg_boot_services(cg_module *m) {
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);
     LLVMTypeRef ps[1] = {m->t_ptr};
-    for (uint32_t i = 0; i < m->nservices; i++) {
+    for (uint32_t i = 0; i < m->nservices; i++) { /* every package's, in the order they were generated */
         const sema_sym *ss = m->services[i]->sym;
-        if (!ss || ss->pkg != m->prog->root) continue;
+        if (!ss) continue;
         LLVMValueRef svc = cg_service_ref(m, ss);
         cg_rt(m, "oxl_service_boot", m->t_void, ps, &svc, 1);
     }

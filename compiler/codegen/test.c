@@ -70,7 +70,7 @@ static LLVMValueRef layout_table(cg_module *m, const sema_test *t, uint32_t inde
     return g;
 }
 
-/* A unit test runs as a program does: the root package's services boot on
+/* A unit test runs as a program does: the program's services boot on
  * the process node first. */
 static LLVMValueRef unit_body(cg_module *m, LLVMValueRef body, uint32_t index) {
     if (!m->nservices) return body;
