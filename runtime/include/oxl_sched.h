@@ -137,6 +137,9 @@ bool oxl_sched_is_real_time(void);
  * the calls above it may be made from anywhere: code that also runs
  * without a scheduler (std.time, std.store) asks it first. */
 bool oxl_sched_active(void);
+/* A number per oxl_sched_run of this thread, 1 for the first, never reused
+ * (0 outside a run): a cache can tell one run from the next. */
+uint64_t oxl_sched_run_id(void);
 uint64_t oxl_rand(void);     /* the program's seeded stream */
 /* clock.advance / clock.set: sleep until then. Setting a past time panics. */
 void oxl_clock_advance_at(oxl_dur_ns d, const char *file, int line);

@@ -64,7 +64,16 @@ static void run_fini(void *obj) {
 
 static const char run_key = 0;
 
-rpc_run *rpc_run_get(void) { return oxl_run_local(&run_key, sizeof(rpc_run), run_init, run_fini); }
+/* The run's state, looked up once per run: every call step needs it. */
+rpc_run *rpc_run_get(void) {
+    static _Thread_local uint64_t cached_run;
+    static _Thread_local rpc_run *cached;
+    uint64_t run = oxl_sched_run_id();
+    if (run && run == cached_run) return cached;
+    cached = oxl_run_local(&run_key, sizeof(rpc_run), run_init, run_fini);
+    cached_run = run;
+    return cached;
+}
 
 static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg);
 static void on_crash(oxl_node *n, void *arg);

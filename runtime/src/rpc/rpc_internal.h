@@ -30,6 +30,7 @@ enum {
 #undef RPC_FRAME_ENUM
 };
 #define RPC_HEADER_LEN 13
+#define RPC_MAX_PARAMS 256 /* an rpc's parameters: sema allows 255 */
 #define RPC_ID_COUNT_BITS 40
 
 /* ---- wire.c: bytes ---- */

@@ -23,6 +23,10 @@ void oxl_rpc_serve(oxl_node *n, const oxl_service *s) {
         if (rn->serves[i]->id == s->id)
             oxl_panic_at("(runtime)", 0, "services %s and %s have the same id %lld", rn->serves[i]->name, s->name,
                          (long long)s->id);
+    for (int64_t i = 0; i < s->nmethods; i++)
+        if (s->methods[i].nparams < 0 || s->methods[i].nparams > RPC_MAX_PARAMS || !s->methods[i].entry)
+            oxl_panic_at("(runtime)", 0, "service %s: method %s has %lld parameters or no entry", s->name,
+                         s->methods[i].name, (long long)s->methods[i].nparams);
     if (rn->nserves == OXL_RPC_MAX_SERVICES)
         oxl_panic_at("(runtime)", 0, "node %s serves more than %d services", oxl_node_name(n), OXL_RPC_MAX_SERVICES);
     rn->serves[rn->nserves++] = s;
@@ -131,7 +135,7 @@ static void *handler_task(void *arg) {
     rpc_node *rn = rpc_node_of(r, oxl_node_current());
     const oxl_service *s = ru->svc;
     const oxl_rpc_method *m = &s->methods[ru->method];
-    oxl_word *args = oxl_alloc((size_t)(m->nparams ? m->nparams : 1) * sizeof *args);
+    oxl_word args[RPC_MAX_PARAMS]; /* on the task's stack, which the collector scans */
     const unsigned char *p = ru->req + RPC_HEADER_LEN, *end = ru->req + ru->len;
     uint64_t skip;
     rpc_get_uvarint(&p, end, &skip); /* service and method: checked on arrival */

@@ -48,6 +48,10 @@ void sched_fatal(const char *fmt, ...) {
 oxl_sched *sched_active(void) { return tls_sched; }
 bool oxl_sched_active(void) { return tls_sched != NULL; }
 
+static _Thread_local uint64_t runs_made;
+
+uint64_t oxl_sched_run_id(void) { return tls_sched ? tls_sched->run_id : 0; }
+
 oxl_sched *sched_enter_slow(const char *call) {
     oxl_sched *s = tls_sched;
     if (s && s->current) { /* a task cancelled while it ran ends here */
@@ -838,6 +842,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     s->deadline = s->opt.real_time ? INT64_MAX : s->last_time + s->opt.time_limit;
     s->virt0 = s->last_time;
     s->mono0 = mono_ns();
+    s->run_id = ++runs_made;
     sched_fiber_init_main(&s->main_fiber);
     sched_gc_begin(s);
     tls_sched = s;

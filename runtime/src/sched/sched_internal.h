@@ -100,6 +100,7 @@ typedef struct sched_policy_state {
 
 typedef struct oxl_sched {
     oxl_sched_options opt;
+    uint64_t run_id;         /* oxl_sched_run_id */
     oxl_world *world;
     bool own_world;
     sched_fiber main_fiber;

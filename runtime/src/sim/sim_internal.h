@@ -49,11 +49,11 @@ typedef void (*sim_wake_fn)(oxl_world *w, void *arg, uint64_t tag);
 
 typedef struct sim_event {
     uint8_t type;
-    uint8_t cancelled;
     oxl_node_id node;      /* target node */
     oxl_node_id from;      /* sender of a message */
     uint32_t incarnation;  /* timers: the incarnation that set it */
     uint32_t gen;          /* bumped when the slot is reused (timer ids) */
+    uint32_t heap_pos;     /* where it is in the heap while queued */
     uint32_t label;
     uint32_t len;          /* message length */
     uint64_t seq;
@@ -228,7 +228,7 @@ uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wa
 /* Cancels a queued timer or wake by handle; a stale handle does nothing. */
 void sim_cancel_event(oxl_world *w, uint64_t handle);
 /* The time of the next event that will run, dropping the dead ones
- * (cancelled, or timers of a gone incarnation) queued before it; false
+ * (timers of a gone incarnation) queued before it; false
  * when no such event is queued. */
 bool sim_next_event_time(oxl_world *w, oxl_time_ns *t);
 uint32_t sim_intern(oxl_world *w, const char *label);
