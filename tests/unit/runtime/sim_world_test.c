@@ -441,8 +441,49 @@ static void test_run_until(void) {
     oxl_world_free(w);
 }
 
+/* Many timers, half of them cancelled at random: the cancelled ones leave
+ * the queue at once and the others fire in time order. */
+typedef struct fired {
+    oxl_time_ns last;
+    int count, out_of_order;
+} fired;
+
+static void ordered_cb(oxl_process *self, oxl_ctx c, void *arg) {
+    fired *f = arg;
+    if (oxl_ctx_now(c) < f->last) f->out_of_order++;
+    f->last = oxl_ctx_now(c);
+    f->count++;
+}
+
+static void test_many_cancelled_timers(void) {
+    log_t lg = {0};
+    oxl_world *w = world_with(9, 1, &lg);
+    oxl_ctx c = oxl_world_ctx(w, 0);
+    fired f = {0};
+    enum { N = 2000 };
+    oxl_timer_id ids[N];
+    oxl_rng r;
+    oxl_rng_seed(&r, 1, "test");
+    oxl_world_run_until(w, 0);
+    size_t before = oxl_world_pending(w);
+    for (int i = 0; i < N; i++) ids[i] = oxl_ctx_set_timer(c, oxl_rng_range(&r, 1, 1000) * OXL_MS, ordered_cb, &f);
+    int kept = N;
+    for (int i = 0; i < N; i++)
+        if (oxl_rng_chance(&r, 0.5)) {
+            oxl_ctx_cancel_timer(c, ids[i]);
+            kept--;
+        }
+    tap_is_uint(oxl_world_pending(w), before + (size_t)kept, "cancelled timers leave the queue at once (%d of %d kept)",
+                kept, N);
+    oxl_world_run(w);
+    tap_is_int(f.count, kept, "the others all fire");
+    tap_is_int(f.out_of_order, 0, "  in time order");
+    oxl_world_free(w);
+}
+
 int main(void) {
     test_boot_and_delivery();
+    test_many_cancelled_timers();
     test_zombie_context();
     test_in_flight_reaches_next_incarnation();
     test_timers();
