@@ -183,6 +183,9 @@ int oxl_net_partition(oxl_world *w, const oxl_node_id *a, size_t na,
 /* Isolates one node from every other node. */
 int oxl_net_isolate(oxl_world *w, oxl_node_id n, oxl_dur_ns for_d);
 int oxl_net_block(oxl_world *w, oxl_node_id from, oxl_node_id to); /* one way */
+/* Cuts from -> to only, for the given duration (0 = until oxl_net_heal,
+ * as oxl_net_block). */
+int oxl_net_block_for(oxl_world *w, oxl_node_id from, oxl_node_id to, oxl_dur_ns for_d);
 void oxl_net_heal(oxl_world *w); /* lifts every partition and block */
 bool oxl_net_is_blocked(const oxl_world *w, oxl_node_id from, oxl_node_id to);
 

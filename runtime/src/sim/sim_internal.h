@@ -37,7 +37,7 @@ typedef enum sim_event_type {
     SIM_DELIVER,   /* a message arrives */
     SIM_TIMER,     /* a node's timer */
     SIM_CALL,      /* a test-level callback */
-    SIM_UNBLOCK,   /* a timed partition ends */
+    SIM_UNBLOCK,   /* a timed partition or one-way block ends */
     SIM_KILL,      /* a scheduled kill */
     SIM_RESTART,   /* a scheduled restart */
     SIM_WAKE,      /* the scheduler's wakeup of a task */
@@ -146,6 +146,7 @@ typedef struct sim_partition {
     oxl_node_id *a, *b;
     uint32_t na, nb;
     uint64_t heal_epoch; /* an oxl_net_heal in between voids the timed end */
+    bool one_way;        /* cuts a -> b only (oxl_net_block_for) */
 } sim_partition;
 
 typedef struct sim_invariant {
