@@ -150,11 +150,11 @@ static void kv_apply(sim_kv *kv, sim_disk_op_type type, uint64_t hash, const cha
         kv_delete(kv, hash, key, klen);
         return;
     }
-    if ((kv->count + 1) * 2 > kv->index_cap) kv_reindex(kv, kv->index_cap ? kv->index_cap * 2 : 16);
+    if ((kv->count + 1) * 2 > kv->index_cap) kv_reindex(kv, kv->index_cap ? kv->index_cap * 2 : 128);
     size_t slot = kv_slot(kv, hash, key, klen);
     if (!kv->index[slot]) {
         if (kv->count == kv->cap) {
-            kv->cap = kv->cap ? kv->cap * 2 : 8;
+            kv->cap = kv->cap ? kv->cap * 2 : 64;
             kv->items = sim_xrealloc(kv->items, kv->cap * sizeof *kv->items);
         }
         sim_kv_entry *e = &kv->items[kv->count++];
