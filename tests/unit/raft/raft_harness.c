@@ -236,10 +236,16 @@ static void replicate_to_all(raft_server *s) {
 static void on_election_timer(oxl_process *self, oxl_ctx c, void *arg);
 static void on_heartbeat(oxl_process *self, oxl_ctx c, void *arg);
 
-static void reset_election(raft_server *s) {
+/* A new randomized timeout, drawn from the node's rng: at boot and at every
+ * election it starts (so two servers that split a vote part ways). */
+static void draw_timeout(raft_server *s) {
     const raft_params *p = &s->cl->params;
-    s->election_deadline = oxl_ctx_now(s->ctx) + oxl_rng_range(oxl_ctx_rng(s->ctx), p->election_min, p->election_max);
+    s->election_timeout = oxl_rng_range(oxl_ctx_rng(s->ctx), p->election_min, p->election_max);
 }
+
+/* The election waits one timeout from now (a leader was heard, a vote
+ * granted). */
+static void reset_election(raft_server *s) { s->election_deadline = oxl_ctx_now(s->ctx) + s->election_timeout; }
 
 static void become_follower(raft_server *s, oxl_node_id leader) {
     if (s->role == RAFT_LEADER) {
@@ -328,6 +334,7 @@ static void on_vote_retry(oxl_process *self, oxl_ctx c, void *arg) {
 }
 
 static void start_election(raft_server *s) {
+    draw_timeout(s);
     reset_election(s);
     if (!(s->members & bit(self_id(s)))) return; /* not a member: it does not campaign */
     if (!set_term_vote(s, s->term + 1, self_id(s))) return;
@@ -640,6 +647,7 @@ static void server_start(oxl_process *self, oxl_ctx c) {
     s->synced = s->last;
     find_config(s);
     log_changed(s, 1);
+    draw_timeout(s);
     reset_election(s);
     oxl_ctx_set_timer(c, s->election_deadline - oxl_ctx_now(c), on_election_timer, NULL);
 }

@@ -140,6 +140,7 @@ typedef struct raft_server {
     oxl_time_ns appended_at[RAFT_MAX_SERVERS]; /* a leader's last AppendEntries to each (own clock) */
     bool inflight[RAFT_MAX_SERVERS];  /* entries sent to it and not answered yet */
     uint32_t proposed[RAFT_MAX_NODES]; /* a leader's newest seq in its log, per client */
+    oxl_dur_ns election_timeout; /* the current randomized timeout */
     oxl_time_ns election_deadline;
     oxl_time_ns leader_contact;  /* when it last heard from a leader (own clock) */
     oxl_timer_id heartbeat_timer;

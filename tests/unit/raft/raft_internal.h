@@ -26,7 +26,7 @@ static inline uint64_t raft_get64(const unsigned char *b) {
 }
 
 /* An entry as RAFT_ENTRY_BYTES bytes: term, type, op, key, client, seq, a, b.
- * decode fills hash but not chain; false on a malformed entry. */
+ * decode fills neither hash nor chain; false on a malformed entry. */
 void raft_entry_encode(const raft_entry *e, unsigned char *b);
 bool raft_entry_decode(const unsigned char *b, raft_entry *e);
 

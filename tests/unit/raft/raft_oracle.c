@@ -308,8 +308,9 @@ static void observe(raft_oracle *o) {
     o->cl->changed = 0;
     uint32_t changed = 0;
     o->committed_grew = o->holders_changed = false;
-    for (oxl_node_id n = 0; n < o->cl->params.servers; n++) {
-        if (!(dirty & (1u << n))) continue;
+    for (uint32_t left = dirty; left; left &= left - 1) {
+        oxl_node_id n = __builtin_ctz(left);
+        if (n >= o->cl->params.servers) break;
         view *v = &o->v[n];
         bool up = oxl_world_is_up(o->w, n);
         uint32_t inc = oxl_world_incarnation(o->w, n);

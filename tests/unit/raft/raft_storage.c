@@ -55,7 +55,6 @@ bool raft_entry_decode(const unsigned char *b, raft_entry *e) {
     if (e->type == RAFT_ENTRY_COMMAND && (e->cmd.op < RAFT_OP_PUT || e->cmd.op > RAFT_OP_CAS)) return false;
     if (e->type == RAFT_ENTRY_CONFIG && e->cmd.op != RAFT_OP_CONFIG) return false;
     if (e->type != RAFT_ENTRY_NOOP && (e->cmd.key >= RAFT_MAX_KEYS || e->cmd.client >= RAFT_MAX_NODES)) return false;
-    e->hash = raft_entry_hash(e);
     return true;
 }
 
@@ -135,6 +134,7 @@ bool raft_durable_read(oxl_disk *d, raft_durable *out, char *why, size_t cap) {
             snprintf(why, cap, "log entry %u is malformed", i);
             return false;
         }
+        e->hash = raft_entry_hash(e);
         e->chain = raft_chain(out->log[i - 1].chain, e->hash);
         out->last = i;
     }
