@@ -19,5 +19,6 @@ check "OXL_RAFT_SEEDS='-5' is not an integer" env OXL_RAFT_SEEDS=-5 "$bin" sweep
 check "OXL_RAFT_FIRST_SEED='1x' is not an integer" env OXL_RAFT_FIRST_SEED=1x "$bin" sweep
 check "OXL_RAFT_FIRST_SEED='' is not an integer" env OXL_RAFT_FIRST_SEED= "$bin" double-vote
 check "OXL_RAFT_SEEDS='99999999999' is not an integer in 1..10000000" env OXL_RAFT_SEEDS=99999999999 "$bin" long
+check "OXL_RAFT_TRACE='2' is not an integer in 0..1" env OXL_RAFT_TRACE=2 "$bin" sweep
 check "unknown test 'nope'" "$bin" nope
 exit "$status"

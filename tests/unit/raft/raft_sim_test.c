@@ -9,7 +9,9 @@
  *
  * OXL_RAFT_SEEDS=count and OXL_RAFT_FIRST_SEED=n override the seeds of a
  * sweep (default 1..200, long 1..2000) and the range a bug test searches
- * (default 1..100). A sweep passes when every seed does; a bug test when
+ * (default 1..100). OXL_RAFT_TRACE=1 records message events too (sends,
+ * deliveries, drops) and shows the last 60 events of a failure: slower,
+ * and the trace hash differs, but every run does the same. A sweep passes when every seed does; a bug test when
  * its bug is found within its range by the check it names. Every failing
  * seed prints its reason, describe(cluster), the last trace events and
  * the command that reruns it. */
@@ -67,11 +69,19 @@ static range seeds_from_env(uint64_t default_count) {
 /* ---- running ---------------------------------------------------------------------------------------- */
 static const char *program = "raft_sim_test";
 
+static bool trace_messages(void) {
+    uint64_t v = 0;
+    bool seen = false;
+    env_u64("OXL_RAFT_TRACE", 0, 1, &v, &seen);
+    return v == 1;
+}
+
 static oxl_sweep_options sweep_options(range r, const char *what, bool stop_at_first, char *rerun, size_t cap) {
     oxl_sweep_options o = oxl_sweep_options_default(r.first, r.count);
-    o.world.trace_messages = false; /* faster; faults, timers, notes and crashes are still traced */
+    bool messages = trace_messages();
+    o.world.trace_messages = messages; /* off: faster; faults, timers, notes and crashes are still traced */
     o.world.trace_capacity = 256;
-    o.tail = 30;
+    o.tail = messages ? 60 : 30;
     o.stop_at_first = stop_at_first;
     snprintf(rerun, cap, "OXL_RAFT_FIRST_SEED={seed} OXL_RAFT_SEEDS=1 %s %s", program, what);
     o.rerun = rerun;
