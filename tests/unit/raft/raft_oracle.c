@@ -33,6 +33,8 @@ static const char *const invariant_names[INV_COUNT] = {
 };
 
 typedef struct view {
+    const raft_server *srv; /* the live process, NULL when down: a process
+                               changes only at a boot or a crash, which mark it */
     bool up;
     uint32_t incarnation;
     uint64_t version;
@@ -251,7 +253,7 @@ static void check_cluster(raft_oracle *o, uint32_t changed) {
     if (c == 0) return;
     for (oxl_node_id n = 0; n < servers; n++) {
         if (!o->committed_grew && !(changed & (1u << n))) continue;
-        const raft_server *s = raft_server_of(o->w, o->cl, n);
+        const raft_server *s = o->v[n].srv;
         if (!s || s->role != RAFT_LEADER) continue;
         /* The newest index committed in a term before the leader's: commit
          * terms do not decrease along the log, so a binary search finds it,
@@ -274,8 +276,8 @@ static void check_cluster(raft_oracle *o, uint32_t changed) {
     uint32_t members = o->commit_members, who = 0;
     for (oxl_node_id n = 0; n < servers; n++) {
         if (!(members & (1u << n))) continue;
-        const raft_server *s = raft_server_of(o->w, o->cl, n);
         const view *v = &o->v[n];
+        const raft_server *s = v->srv;
         bool holds = s ? s->last >= c && s->log[c].chain == o->committed_chain[c]
                        : v->durable_last >= c && v->durable[c] == o->committed_chain[c];
         if (holds) {
@@ -324,8 +326,8 @@ static void observe(raft_oracle *o) {
             changed |= 1u << n;
             o->holders_changed = true;
         }
-        if (!up) continue;
-        raft_server *s = raft_server_of(o->w, o->cl, n);
+        raft_server *s = up ? raft_server_of(o->w, o->cl, n) : NULL;
+        v->srv = s;
         if (!s || s->version == v->version) continue;
         if (v->version == UINT64_MAX) check_promise(o, n, s); /* just booted */
         v->version = s->version;
