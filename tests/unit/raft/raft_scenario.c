@@ -3,6 +3,7 @@
  * liveness phase, and the end-of-run checks (see raft_scenario.h). */
 #include "raft_scenario.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,8 @@ const char *raft_scenario_check(const raft_scenario_options *o) {
 }
 
 /* ---- one run's shared state ---------------------------------------------------------------------------- */
-#define RUN_MAX_STORMS 8 /* restart storms per run */
+#define RUN_MAX_FAULTS 25 /* faults a chaos schedule draws, at most */
+#define RUN_MAX_STORMS RUN_MAX_FAULTS /* restart storms and leader churns per run: room for all */
 
 typedef struct run run;
 
@@ -192,7 +194,7 @@ static void churn_step(oxl_world *w, void *arg) {
 
 static void fault_churn(oxl_world *w, void *arg) {
     run *r = arg;
-    if (r->nstorms == RUN_MAX_STORMS) return;
+    assert(r->nstorms < RUN_MAX_STORMS);
     storm *st = &r->storms[r->nstorms++];
     *st = (storm){.r = r, .until = oxl_world_now(w) + window(r, 300 * OXL_MS, 4000 * OXL_MS)};
     churn_step(w, st);
@@ -200,7 +202,7 @@ static void fault_churn(oxl_world *w, void *arg) {
 
 static void fault_storm(oxl_world *w, void *arg) {
     run *r = arg;
-    if (r->nstorms == RUN_MAX_STORMS) return;
+    assert(r->nstorms < RUN_MAX_STORMS);
     storm *st = &r->storms[r->nstorms++];
     *st = (storm){.r = r, .until = oxl_world_now(w) + window(r, 300 * OXL_MS, 2000 * OXL_MS)};
     storm_step(w, st);
@@ -291,7 +293,7 @@ static void plan_chaos(run *r) {
     };
     int total = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) total += kinds[k].weight;
-    int n = (int)oxl_rng_range(rng, 10, 25);
+    int n = (int)oxl_rng_range(rng, 10, RUN_MAX_FAULTS);
     for (int i = 0; i < n; i++) {
         int pick = (int)oxl_rng_below(rng, (uint64_t)total);
         size_t k = 0;
