@@ -217,14 +217,15 @@ void raft_clients_describe_pending(oxl_world *w, const raft_clients *c, char *bu
              oxl_world_node_name(w, oldest->target));
 }
 
-void raft_clients_change_members(oxl_world *w, raft_clients *c, uint32_t members) {
-    if (c->n == 0) return;
+bool raft_clients_change_members(oxl_world *w, raft_clients *c, uint32_t members) {
+    if (c->n == 0 || c->draining) return false;
     c->config_request = members;
     /* An idle client 0 starts it at once; a busy one after its operation. */
     client *cl = client_of(w, c, 0);
-    if (cl && !cl->busy && !c->draining) {
+    if (cl && !cl->busy) {
         oxl_ctx ctx = oxl_world_ctx(w, c->first);
         oxl_ctx_cancel_timer(ctx, cl->timer);
         start_op(cl, ctx);
     }
+    return true;
 }

@@ -54,6 +54,24 @@ static void test_params(void) {
     oxl_world *w = oxl_world_new(NULL);
     tap_is_str(raft_scenario_run(w, &o), "raft scenario: keys must be 1..16", "a run with bad options says why");
     oxl_world_free(w);
+
+    /* A checker that runs out of budget is reported, never a pass. */
+    o = raft_scenario_chaos();
+    o.faults = RAFT_FAULTS_NONE;
+    o.checker_budget = 1;
+    oxl_world_options wo = oxl_world_options_default(1);
+    w = oxl_world_new(&wo);
+    const char *f = raft_scenario_run(w, &o);
+    tap_ok(f && strncmp(f, "undecided: ", 11) == 0, "a budget of one state leaves the history undecided: %.80s",
+           f ? f : "(passed)");
+    tap_contains(f, "budget of 1 states ran out", "the report says why");
+    tap_contains(f, "cluster at", "and describes the cluster");
+    oxl_world_free(w);
+    o.checker_budget = 0;
+    w = oxl_world_new(&wo);
+    f = raft_scenario_run(w, &o);
+    tap_ok(f == NULL, "with the default budget the same seed passes: %.80s", f ? f : "passed");
+    oxl_world_free(w);
 }
 
 /* ---- the entry encoding and the disk -------------------------------------------------------------- */

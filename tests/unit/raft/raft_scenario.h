@@ -102,7 +102,7 @@ uint64_t raft_clients_completed(const raft_clients *c);
 /* The oldest pending operation, as text (for "not live"), or "none". */
 void raft_clients_describe_pending(oxl_world *w, const raft_clients *c, char *buf, size_t cap);
 /* Asks client 0 to change the membership to `members` (as its next
- * operation). */
-void raft_clients_change_members(oxl_world *w, raft_clients *c, uint32_t members);
+ * operation). False when there is no client to ask or the clients drain. */
+bool raft_clients_change_members(oxl_world *w, raft_clients *c, uint32_t members);
 
 #endif
