@@ -183,6 +183,9 @@ int oxl_net_partition(oxl_world *w, const oxl_node_id *a, size_t na,
 /* Isolates one node from every other node. */
 int oxl_net_isolate(oxl_world *w, oxl_node_id n, oxl_dur_ns for_d);
 int oxl_net_block(oxl_world *w, oxl_node_id from, oxl_node_id to); /* one way */
+/* Cuts from -> to only, for the given duration (0 = until oxl_net_heal,
+ * as oxl_net_block). */
+int oxl_net_block_for(oxl_world *w, oxl_node_id from, oxl_node_id to, oxl_dur_ns for_d);
 void oxl_net_heal(oxl_world *w); /* lifts every partition and block */
 bool oxl_net_is_blocked(const oxl_world *w, oxl_node_id from, oxl_node_id to);
 
@@ -307,11 +310,31 @@ typedef enum oxl_lin_verdict {
     OXL_LIN_UNKNOWN = 2,   /* the budget ran out first */
 } oxl_lin_verdict;
 
+#define OXL_NO_OP ((oxl_op_id)UINT32_MAX) /* no operation */
+
 typedef struct oxl_lin_result {
     oxl_lin_verdict verdict;
     uint64_t key;      /* the failing (or undecided) key */
     uint64_t explored; /* search states visited in all */
     char *report;      /* malloc'd text: the smallest failing key history; NULL when OK */
+    /* A violation's witness: the operations the report names (malloc'd, in
+     * invoke order; NULL otherwise), all invoked before first_failure
+     * completed. Taken as they stood when witness_end completed: a
+     * completion after that counts as unknown (failed ops are left out
+     * whenever they fail). The witness is not
+     * linearizable, and when witness_minimal, removing any one of its
+     * operations leaves a linearizable history. witness_needs_initial: it
+     * fails only from `initial` (else from any starting value). */
+    oxl_op_id *witness;
+    size_t witness_len;
+    oxl_op_id witness_end;      /* the op whose completion ends the witness's own
+                                   shortest failing prefix; OXL_NO_OP when shrinking
+                                   gave up first */
+    oxl_op_id first_failure;    /* the op whose completion ends the shortest failing
+                                   prefix of the key's whole history: usually
+                                   witness_end (OXL_NO_OP when not found) */
+    bool witness_needs_initial;
+    bool witness_minimal;
 } oxl_lin_result;
 
 /* Checks that the history of every key is linearizable for a register

@@ -204,6 +204,34 @@ static void test_one_way_block(void) {
     oxl_world_run(w);
     tap_ok(lg.count == 1 && lg.items[0].from == 1, "only the unblocked direction delivers");
     oxl_world_free(w);
+
+    /* A timed one-way block ends by itself, and only its own cut. */
+    lg = (log_t){0};
+    w = world_with(6, 3, &lg);
+    oxl_net_block(w, 2, 0);
+    tap_is_int(oxl_net_block_for(w, 0, 1, 100 * OXL_MS), OXL_OK, "block n0 -> n1 for 100ms");
+    tap_is_int(oxl_net_block_for(w, 0, 1, 300 * OXL_MS), OXL_OK, "and, overlapping, for 300ms");
+    tap_ok(oxl_net_is_blocked(w, 0, 1) && !oxl_net_is_blocked(w, 1, 0), "a timed block is one way");
+    send_int(w, 0, 1, 1);
+    send_int(w, 1, 0, 2);
+    oxl_world_run_for(w, 50 * OXL_MS);
+    tap_ok(lg.count == 1 && lg.items[0].from == 1, "only the other direction delivers meanwhile");
+    oxl_world_run_for(w, 100 * OXL_MS);
+    tap_ok(oxl_net_is_blocked(w, 0, 1), "the link stays cut while the longer block lasts");
+    oxl_world_run_for(w, 200 * OXL_MS);
+    tap_ok(!oxl_net_is_blocked(w, 0, 1), "and opens when both have ended");
+    tap_ok(oxl_net_is_blocked(w, 2, 0), "an untimed block elsewhere stays");
+    send_int(w, 0, 1, 3);
+    oxl_world_run(w);
+    tap_is_int(lg.count, 2, "messages pass again");
+    oxl_net_block_for(w, 1, 2, 100 * OXL_MS);
+    oxl_net_heal(w);
+    tap_ok(!oxl_net_is_blocked(w, 1, 2) && !oxl_net_is_blocked(w, 2, 0), "heal lifts timed and untimed blocks");
+    oxl_net_block_for(w, 1, 2, 0);
+    tap_ok(oxl_net_is_blocked(w, 1, 2), "a block for 0 lasts until heal");
+    oxl_world_run_for(w, OXL_SEC);
+    tap_ok(oxl_net_is_blocked(w, 1, 2), "and does not end by itself");
+    oxl_world_free(w);
 }
 
 static void test_drop_duplicate_reorder(void) {
@@ -369,6 +397,9 @@ static void test_misuse(void) {
         {"API misuse: oxl_world_add_node: bad node name 'a|b' (1..63 printable characters, no spaces, '|' or '>')"},
         {"API misuse: oxl_world_set_disk_fail_rate: write probability -0.1 is outside [0, 1]"},
         {"API misuse: oxl_world_after: negative duration -1ns"},
+        {"API misuse: oxl_net_block_for: negative duration -1ns"},
+        {"API misuse: oxl_net_block_for: node 'n1' cannot block itself"},
+        {"API misuse: oxl_net_block_for: unknown node 7"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         log_t lg = {0};
@@ -388,6 +419,9 @@ static void test_misuse(void) {
         case 9: rc = oxl_world_add_node(w, "a|b", rec_new, &lg) == OXL_NO_NODE ? OXL_EMISUSE : OXL_OK; break;
         case 10: rc = oxl_world_set_disk_fail_rate(w, 0, -0.1, 0); break;
         case 11: rc = oxl_world_after(w, -1, "x", restart_n1, NULL); break;
+        case 12: rc = oxl_net_block_for(w, 0, 1, -1); break;
+        case 13: rc = oxl_net_block_for(w, 1, 1, OXL_MS); break;
+        case 14: rc = oxl_net_block_for(w, 0, 7, OXL_MS); break;
         }
         tap_ok(rc == OXL_EMISUSE && oxl_world_run(w) == OXL_RUN_FAILED, "misuse %zu returns an error and fails the world", i);
         tap_is_str(oxl_world_failure(w), cases[i].expect, "misuse %zu is named", i);
