@@ -321,7 +321,11 @@ static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool ex
         }
     }
     if (next && next == self) {
+        /* No switch, but a decision: folded like one, or schedules that
+         * differ only in how long a task ran between two yields (3 yields
+         * then the other task, against 5) would hash alike. */
         self->state = TASK_RUNNING;
+        sched_trace_run(s, self);
         return;
     }
     sched_fiber *to = &s->main_fiber;
