@@ -163,6 +163,19 @@ static void test_select(void) {
            "select chooses among ready arms only (%zu / %zu / %zu)", a.picked[0], a.picked[1], a.picked[2]);
     tap_ok(memcmp(a.picked, b.picked, sizeof a.picked) == 0 && r1.trace_hash == r2.trace_hash,
            "the same seed makes the same choices");
+    /* the choice is a stream of the seed: other seeds, other choices */
+    uint64_t first_picks = 0;
+    int distinct = 0;
+    for (uint64_t seed = 1; seed <= 16; seed++) {
+        select_case c = {{0}, 0, 0};
+        oxl_sched_options so = opts(seed);
+        oxl_sched_result rs = oxl_sched_run(select_root, &c, &so);
+        uint64_t picks = c.picked[0]; /* how often arm a won of 20 */
+        if (seed == 1) first_picks = picks;
+        distinct += picks != first_picks;
+        oxl_sched_result_free(&rs);
+    }
+    tap_ok(distinct > 0, "another seed makes other choices (%d of 15 seeds differ from seed 1)", distinct);
     tap_is_uint(a.timeout_index, 1, "a select with nothing ready returns n at its timeout");
     tap_is_int(a.timeout_at, 100 * OXL_MS, "after exactly the timeout in virtual time");
     oxl_sched_result_free(&r1);
@@ -252,6 +265,32 @@ static void test_seeds_and_replay(void) {
     oxl_sched_result_free(&rf2);
     oxl_sched_result_free(&ra);
     oxl_sched_result_free(&rb);
+}
+
+/* ---- oxl_rand is the seed's ---- */
+/* A task on the process node draws from the run's "user" stream: the same
+ * for a seed, another for another seed (and nodes draw their own). */
+static void *draw_three(void *arg) {
+    uint64_t *out = arg;
+    for (int i = 0; i < 3; i++) out[i] = oxl_rand();
+    return NULL;
+}
+
+static void test_rand_is_the_seeds(void) {
+    uint64_t draws[9][3], again[3];
+    for (uint64_t seed = 1; seed <= 9; seed++) {
+        oxl_sched_options o = opts(seed);
+        oxl_sched_result r = oxl_sched_run(draw_three, draws[seed - 1], &o);
+        oxl_sched_result_free(&r);
+    }
+    oxl_sched_options o = opts(1);
+    oxl_sched_result r = oxl_sched_run(draw_three, again, &o);
+    oxl_sched_result_free(&r);
+    tap_ok(memcmp(again, draws[0], sizeof again) == 0, "oxl_rand: the same seed draws the same numbers");
+    int same = 0;
+    for (int i = 0; i < 9; i++)
+        for (int j = i + 1; j < 9; j++) same += memcmp(draws[i], draws[j], sizeof draws[i]) == 0;
+    tap_is_int(same, 0, "and nine seeds draw nine different sequences");
 }
 
 /* ---- the hash covers the schedule ---- */
@@ -989,6 +1028,7 @@ int main(void) {
     test_select();
     test_seeds_and_replay();
     test_hash_covers_the_schedule();
+    test_rand_is_the_seeds();
     test_preempt_on_wake();
     test_pct();
     test_reports();

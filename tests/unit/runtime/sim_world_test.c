@@ -298,6 +298,32 @@ static void test_mid_range_rates(void) {
            "reorder 0.3 lets some messages overtake: %d inversions against %d at 0 and %d at 1", inv[1], inv[0], inv[2]);
 }
 
+/* oxl_rng_below is unbiased, also where a plain multiply is not: for
+ * n = 3 * 2^62 a multiply without Lemire's rejection step maps two draws to
+ * every value divisible by 3 and one to the others, so a third of the
+ * values would come up half the time. */
+static void test_below_unbiased(void) {
+    oxl_rng r;
+    oxl_rng_seed(&r, 99, "bias");
+    const uint64_t n = UINT64_C(3) << 62;
+    const int draws = 3000;
+    int thirds = 0, in_range = 1;
+    for (int i = 0; i < draws; i++) {
+        uint64_t v = oxl_rng_below(&r, n);
+        in_range &= v < n;
+        thirds += v % 3 == 0;
+    }
+    /* a third of 3,000 is 1,000 with sd 25.8 */
+    tap_ok(in_range && thirds >= 1000 - 5 * 26 && thirds <= 1000 + 5 * 26,
+           "oxl_rng_below(3 * 2^62) is uniform: %d of %d draws divisible by 3", thirds, draws);
+    int small[6] = {0};
+    for (int i = 0; i < 6000; i++) small[oxl_rng_below(&r, 6)]++;
+    bool flat = true;
+    for (int k = 0; k < 6; k++) flat = flat && small[k] >= 1000 - 5 * 29 && small[k] <= 1000 + 5 * 29;
+    tap_ok(flat, "oxl_rng_below(6) is uniform (%d %d %d %d %d %d of 6000)", small[0], small[1], small[2], small[3],
+           small[4], small[5]);
+}
+
 /* The test's fault stream and the network's stream are separate: drawing
  * fault dice must not move any message's latency. */
 static void test_fault_stream_independent(void) {
@@ -509,6 +535,7 @@ int main(void) {
     test_one_way_block();
     test_drop_duplicate_reorder();
     test_mid_range_rates();
+    test_below_unbiased();
     test_fault_stream_independent();
     test_clock_skew();
     test_tie_order();
