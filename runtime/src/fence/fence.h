@@ -5,7 +5,14 @@
  * fence.c holds the __wrap_ functions and fence_trip.c the failure report;
  * both are linked only into programs built with the wrappers
  * (-Wl,--wrap=<each name of wrapped.txt>), whose references to a wrapped
- * function go to __wrap_<name> and whose __real_<name> is libc's. */
+ * function go to __wrap_<name> and whose __real_<name> is libc's.
+ *
+ * The runtime's own calls go through the wrappers too. Each is made where
+ * no deterministic run is under way; runtime code that must make one inside
+ * a run (std.store's files under OXL_DATA_DIR) brackets it with
+ * oxl_fence_allow_begin / _end. ctest fence_runtime_calls lists every such
+ * call (tests/unit/runtime/fence_runtime_calls.sh): add a new one there with
+ * the reason it cannot trip. */
 #ifndef OXL_FENCE_INTERNAL_H
 #define OXL_FENCE_INTERNAL_H
 
