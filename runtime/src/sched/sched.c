@@ -8,6 +8,7 @@
  * when every task waits, and sleeping tasks wait in the World's event queue,
  * so one clock and one sequence order everything. */
 #include "sched_internal.h"
+#include "fence/fence.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -325,7 +326,11 @@ static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool ex
         }
     }
     if (next && next == self) {
+        /* No switch, but a decision: folded like one, or schedules that
+         * differ only in how long a task ran between two yields (3 yields
+         * then the other task, against 5) would hash alike. */
         self->state = TASK_RUNNING;
+        sched_trace_run(s, self);
         return;
     }
     sched_fiber *to = &s->main_fiber;
@@ -849,9 +854,18 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     atomic_store(&active_sched, s);
     uint64_t foreign_before = atomic_load(&foreign_calls);
 
+    /* The fence (fence/fence.h) is armed for the whole deterministic run:
+     * every task and every World callback; the scheduler steps the World,
+     * which therefore does not arm it again. A real-time run is no
+     * simulation: nothing is fenced. */
+    bool world_was_driven = s->world->sched_driven;
+    s->world->sched_driven = true;
     sched_nodes_debug_begin(s);
+    if (!s->opt.real_time) fence_arm();
     s->root = sched_spawn(s, NULL, root, arg, "(root)", 0);
     if (s->root) main_loop(s);
+    if (!s->opt.real_time) fence_disarm();
+    s->world->sched_driven = world_was_driven;
     if (s->stop == OXL_SCHED_FINISHED && s->node_panic) {
         /* a node died of a panic while the run went on: the run fails */
         s->stop = OXL_SCHED_PANICKED;

@@ -229,6 +229,8 @@ struct oxl_world {
 
     char **strings; /* oxl_world_strf results */
     size_t nstrings, strings_cap;
+
+    bool sched_driven; /* stepped by a scheduler run, which arms the fence itself */
 };
 
 /* world.c */

@@ -6,6 +6,7 @@
  * its high bits when randomize_ties is on. Nothing is ever ordered by an
  * address. */
 #include "sim_internal.h"
+#include "fence/fence.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -817,17 +818,35 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
     }
 }
 
-bool oxl_world_step(oxl_world *w) { return world_step(w, INT64_MAX); }
+/* A World run by the C API is a deterministic run: the fence is armed
+ * while its events run (fence/fence.h). */
+static void world_fence_arm(const oxl_world *w) {
+    if (!w->sched_driven) fence_arm();
+}
+static void world_fence_disarm(const oxl_world *w) {
+    if (!w->sched_driven) fence_disarm();
+}
+
+bool oxl_world_step(oxl_world *w) {
+    world_fence_arm(w);
+    bool stepped = world_step(w, INT64_MAX);
+    world_fence_disarm(w);
+    return stepped;
+}
 
 oxl_run_status oxl_world_run(oxl_world *w) {
+    world_fence_arm(w);
     while (world_step(w, INT64_MAX)) {
     }
+    world_fence_disarm(w);
     return w->failure ? OXL_RUN_FAILED : OXL_RUN_IDLE;
 }
 
 oxl_run_status oxl_world_run_until(oxl_world *w, oxl_time_ns t) {
+    world_fence_arm(w);
     while (world_step(w, t)) {
     }
+    world_fence_disarm(w);
     if (w->failure) return OXL_RUN_FAILED;
     if (t > w->now) w->now = t; /* time passes even when nothing happens */
     return w->heap_len ? OXL_RUN_DEADLINE : OXL_RUN_IDLE;

@@ -8,6 +8,7 @@
 #include "oxl_sched.h"
 #include "oxl_test.h"
 #include "test_serve.h"
+#include "fence/fence.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -174,6 +175,7 @@ static int run_from_env(const oxl_test_case *tests, int64_t ntests) {
                 seed_env, INT64_MAX);
         return 2;
     }
+    if (!fence_config_from_env()) return 2; /* OXL_SIM_FENCE, said why */
     return run_sim(tc, seed, report);
 }
 

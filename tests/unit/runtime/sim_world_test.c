@@ -20,6 +20,7 @@ typedef struct received {
 typedef struct log {
     received items[LOG_MAX];
     int count;
+    int total; /* every message received, logged or past LOG_MAX */
     int starts;
     int timer_fired;
 } log_t;
@@ -35,6 +36,7 @@ static void rec_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const vo
     log_t *lg = ((rec *)self)->log;
     int payload = 0;
     if (len == sizeof payload) memcpy(&payload, data, sizeof payload);
+    lg->total++;
     if (lg->count < LOG_MAX) lg->items[lg->count++] = (received){c.node, from, c.incarnation, oxl_world_now(c.world), payload};
 }
 
@@ -265,6 +267,89 @@ static void test_drop_duplicate_reorder(void) {
     for (int i = 1; i < lg.count; i++) inversions += lg.items[i].payload < lg.items[i - 1].payload;
     tap_ok(lg.count == 200 && inversions > 10, "reorder 1.0 lets messages overtake (%d inversions)", inversions);
     oxl_world_free(w);
+}
+
+/* A mid-range rate is what it says: over 4,000 messages on each of five
+ * seeds, the drops (and the copies) of a 30% rate stay within five
+ * standard deviations of 1,200 (sd 29): a draw that only ever fires at
+ * rate 1, or at some other rate, is far outside. */
+static int deliveries_at(uint64_t seed, double drop, double dup, int messages) {
+    log_t *lg = calloc(1, sizeof *lg);
+    oxl_world *w = world_with(seed, 2, lg);
+    oxl_net_latency(w, 1 * OXL_MS, 50 * OXL_MS);
+    oxl_net_drop(w, drop);
+    oxl_net_duplicate(w, dup);
+    for (int i = 0; i < messages; i++) send_int(w, 0, 1, i);
+    oxl_world_run(w);
+    int n = lg->total;
+    oxl_world_free(w);
+    free(lg);
+    return n;
+}
+
+static void test_mid_range_rates(void) {
+    const int m = 4000, lo = 1200 - 5 * 29, hi = 1200 + 5 * 29;
+    bool drops_ok = true, dups_ok = true;
+    int drop_min = m, drop_max = 0, dup_min = m, dup_max = 0;
+    for (uint64_t seed = 11; seed <= 15; seed++) {
+        int dropped = m - deliveries_at(seed, 0.3, 0.0, m);
+        int copies = deliveries_at(seed, 0.0, 0.3, m) - m;
+        drops_ok = drops_ok && dropped >= lo && dropped <= hi;
+        dups_ok = dups_ok && copies >= lo && copies <= hi;
+        drop_min = dropped < drop_min ? dropped : drop_min, drop_max = dropped > drop_max ? dropped : drop_max;
+        dup_min = copies < dup_min ? copies : dup_min, dup_max = copies > dup_max ? copies : dup_max;
+    }
+    tap_ok(drops_ok, "drop 0.3 loses 30%% of messages (%d..%d of %d, bound %d..%d)", drop_min, drop_max, m, lo, hi);
+    tap_ok(dups_ok, "duplicate 0.3 copies 30%% of messages (%d..%d of %d, bound %d..%d)", dup_min, dup_max, m, lo, hi);
+    /* both at once: 0.3 of the messages lost, 0.3 of the rest copied */
+    int both = deliveries_at(16, 0.3, 0.3, m);
+    tap_ok(both >= 2800 + 840 - 5 * 40 && both <= 2800 + 840 + 5 * 40,
+           "drop 0.3 and duplicate 0.3 together deliver 0.7 * 1.3 of them (%d of %d)", both, m);
+
+    /* reordering: with FIFO links a message overtakes only when the dice
+     * let it, so a mid rate lies strictly between none and every one */
+    int inv[3];
+    const double rates[3] = {0.0, 0.3, 1.0};
+    for (int r = 0; r < 3; r++) {
+        log_t *lg = calloc(1, sizeof *lg);
+        oxl_world *w = world_with(17, 2, lg);
+        oxl_net_latency(w, 1 * OXL_MS, 50 * OXL_MS);
+        oxl_net_reorder(w, rates[r]);
+        for (int i = 0; i < m; i++) send_int(w, 0, 1, i);
+        oxl_world_run(w);
+        inv[r] = 0;
+        for (int i = 1; i < lg->count; i++) inv[r] += lg->items[i].payload < lg->items[i - 1].payload;
+        oxl_world_free(w);
+        free(lg);
+    }
+    tap_ok(inv[0] == 0 && inv[1] > 0 && inv[1] < inv[2],
+           "reorder 0.3 lets some messages overtake: %d inversions against %d at 0 and %d at 1", inv[1], inv[0], inv[2]);
+}
+
+/* oxl_rng_below is unbiased, also where a plain multiply is not: for
+ * n = 3 * 2^62 a multiply without Lemire's rejection step maps two draws to
+ * every value divisible by 3 and one to the others, so a third of the
+ * values would come up half the time. */
+static void test_below_unbiased(void) {
+    oxl_rng r;
+    oxl_rng_seed(&r, 99, "bias");
+    const uint64_t n = UINT64_C(3) << 62;
+    const int draws = 3000;
+    int thirds = 0, in_range = 1;
+    for (int i = 0; i < draws; i++) {
+        uint64_t v = oxl_rng_below(&r, n);
+        in_range &= v < n;
+        thirds += v % 3 == 0;
+    }
+    /* a third of 3,000 is 1,000 with sd 25.8 */
+    tap_ok(in_range && thirds >= 1000 - 5 * 26 && thirds <= 1000 + 5 * 26,
+           "oxl_rng_below(3 * 2^62) is uniform: %d of %d draws divisible by 3", thirds, draws);
+    int small[6] = {0};
+    for (int i = 0; i < 6000; i++) small[oxl_rng_below(&r, 6)]++;
+    bool flat = true;
+    for (int k = 0; k < 6; k++) flat = flat && small[k] >= 1000 - 5 * 29 && small[k] <= 1000 + 5 * 29;
+    tap_ok(flat, "oxl_rng_below(6) is uniform (%d %d %d %d %d %d of 6000)", small[0], small[1], small[2], small[3],
+           small[4], small[5]);
 }
 
 /* The test's fault stream and the network's stream are separate: drawing
@@ -524,6 +609,8 @@ int main(void) {
     test_partition();
     test_one_way_block();
     test_drop_duplicate_reorder();
+    test_mid_range_rates();
+    test_below_unbiased();
     test_fault_stream_independent();
     test_clock_skew();
     test_tie_order();
