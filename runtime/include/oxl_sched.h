@@ -126,6 +126,11 @@ oxl_task *oxl_task_self(void);
 uint64_t oxl_task_id(const oxl_task *t); /* 1 = the root task, then in spawn order */
 oxl_node *oxl_task_node(const oxl_task *t);
 
+/* What the running task's next waits are for, in failure reports ("awaiting
+ * Storage.reserve #1.4 from storage-0") instead of the channel or sleep
+ * they use; NULL clears it. The text must stay valid while it is set (the
+ * caller's stack is fine: it is set around a wait the caller makes). */
+void oxl_task_wait_note(const char *note);
 void oxl_yield_at(const char *file, int line);
 void oxl_sleep_at(oxl_dur_ns d, const char *file, int line);
 #define oxl_yield() oxl_yield_at(__FILE__, __LINE__)

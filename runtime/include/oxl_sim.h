@@ -280,6 +280,10 @@ uint32_t oxl_world_label(oxl_world *w, const char *text);
 /* Records a step of a remote call of node c: label names it ("call
  * Storage.reserve"), peer is the other end, id the call id (in the hash). */
 void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label);
+/* What the world holds now, one line each, every line starting with
+ * indent: messages in flight (sender, receiver, size, arrival), links cut
+ * by partitions and blocks, nodes down (for failure reports). */
+void oxl_world_describe(const oxl_world *w, const char *indent, FILE *out);
 /* Writes the last n retained events, one per line. */
 void oxl_world_trace_render(const oxl_world *w, size_t n, FILE *out);
 /* Where two runs of the same scenario part ways: returns the index of the

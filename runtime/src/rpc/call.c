@@ -139,6 +139,12 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_ctx_send(c, to, frame->data, frame->len);
 
     oxl_time_ns until = oxl_world_now(oxl_sched_world()) + deadline;
+    char note[256]; /* what this task waits for, should the run fail meanwhile */
+    snprintf(note, sizeof note, "awaiting the answer of %s.%s #%llu.%llu from %s until %lld.%09llds", s->name, m->name,
+             (unsigned long long)(id >> RPC_ID_COUNT_BITS),
+             (unsigned long long)(id & ((UINT64_C(1) << RPC_ID_COUNT_BITS) - 1)), rpc_node_name(target),
+             (long long)(until / OXL_SEC), (long long)(until % OXL_SEC));
+    oxl_task_wait_note(note);
     for (;;) {
         rpc_reply *rep = NULL;
         oxl_chan_status st;
@@ -153,6 +159,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
                                  oxl_str_cstr(oxl_dur_to_str(deadline)), s->name, m->name);
             int64_t status = fail_with(out, OXL_RPC_DEADLINE, msg);
             free(msg);
+            oxl_task_wait_note(NULL);
             return status;
         }
         if (rep->status != OXL_RPC_OK) {
@@ -160,6 +167,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
             rpc_chan_give(r, chan);
             int64_t status = fail_with(out, rep->status, rep->message);
             rpc_reply_free(rep);
+            oxl_task_wait_note(NULL);
             return status;
         }
         const unsigned char *p = rep->data;
@@ -170,6 +178,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
         if (ok) {
             pending_remove(me, id);
             rpc_chan_give(r, chan);
+            oxl_task_wait_note(NULL);
             return OXL_RPC_OK;
         }
         /* a malformed answer is dropped, as a lost one would be: wait on */

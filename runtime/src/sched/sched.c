@@ -150,6 +150,10 @@ static int cmp_task_id(const void *a, const void *b) {
 
 static void describe_wait(const oxl_task *t, char *buf, size_t cap) {
     char when[48];
+    if (t->wait != WAIT_NONE && t->wait_note) { /* what the wait is for, as its maker put it */
+        snprintf(buf, cap, "%s", t->wait_note);
+        return;
+    }
     switch ((sched_wait_kind)t->wait) {
     case WAIT_RECV: snprintf(buf, cap, "receiving from channel %" PRIu64, t->wait_obj); return;
     case WAIT_SEND: snprintf(buf, cap, "sending to channel %" PRIu64, t->wait_obj); return;
@@ -171,30 +175,52 @@ static void describe_wait(const oxl_task *t, char *buf, size_t cap) {
     snprintf(buf, cap, "%s", t->state == TASK_READY ? "ready to run" : "running");
 }
 
-/* The report's header, then one line per unfinished task, by id. */
-static char *task_report(oxl_sched *s, const char *header) {
+#define REPORT_MAX_TASKS 64
+
+/* What everyone was doing when the run failed, under its report: a line per
+ * unfinished task by id (its node, its wait, the OxL line where it waits),
+ * then what the World holds (messages in flight, cut links, nodes down).
+ * A report that is about waiting (deadlock, time limit, livelock) lists
+ * them right under itself; another failure of a simulation gets a header
+ * first, and leaves out the task that failed (the report names it). A
+ * program's own panic outside a simulation is reported as before. */
+static void append_state(oxl_sched *s) {
+    bool waiting = s->stop == OXL_SCHED_DEADLOCK || s->stop == OXL_SCHED_TIME_LIMIT || s->stop == OXL_SCHED_LIVELOCK;
+    if (!waiting && s->opt.real_time) return;
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     if (!out) sim_oom();
-    fprintf(out, "%s\n", header);
+    fprintf(out, "%s\n", s->report ? s->report : "");
+    if (!waiting)
+        fprintf(out, "what everyone was doing at %" PRId64 ".%09" PRId64 "s of virtual time:\n",
+                oxl_world_now(s->world) / OXL_SEC, oxl_world_now(s->world) % OXL_SEC);
     oxl_task **live = sim_xmalloc((s->live_tasks + 1) * sizeof *live);
     size_t n = 0;
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
         oxl_task *t = s->tasks[i];
-        if (t && t->state != TASK_DONE && t->state != TASK_CANCELLED) live[n++] = t;
+        if (t && t->state != TASK_DONE && t->state != TASK_CANCELLED && (waiting || t->state != TASK_RUNNING))
+            live[n++] = t;
     }
     qsort(live, n, sizeof *live, cmp_task_id);
-    for (size_t i = 0; i < n; i++) {
-        char what[128];
+    for (size_t i = 0; i < n && i < REPORT_MAX_TASKS; i++) {
+        char what[256];
         describe_wait(live[i], what, sizeof what);
         fprintf(out, "  task %" PRIu64 " on %s: %s at %s:%d\n", live[i]->id, node_label(live[i]->node), what,
                 live[i]->file ? live[i]->file : "?", live[i]->line);
     }
+    if (n > REPORT_MAX_TASKS) fprintf(out, "  ... and %zu more tasks\n", n - REPORT_MAX_TASKS);
     free(live);
+    if (!s->opt.real_time) oxl_world_describe(s->world, "  ", out);
     fclose(out);
-    if (len && buf[len - 1] == '\n') buf[len - 1] = 0; /* the caller adds the last newline */
-    return buf;
+    if (len && buf[len - 1] == '\n') buf[len - 1] = 0; /* the printer adds the last newline */
+    free(s->report);
+    s->report = buf;
+}
+
+void oxl_task_wait_note(const char *note) {
+    oxl_sched *s = sched_enter("oxl_task_wait_note");
+    if (s) s->current->wait_note = note;
 }
 
 /* ---- switching ---- */
@@ -205,8 +231,7 @@ static void livelock(oxl_sched *s) {
                        : sched_strf("livelock: %" PRIu64 " scheduling steps without virtual time advancing "
                                     "(a loop polling now() never sees time move: sleep instead)",
                                     s->steps_since_advance - 1);
-    sched_stop(s, OXL_SCHED_LIVELOCK, task_report(s, header));
-    free(header);
+    sched_stop(s, OXL_SCHED_LIVELOCK, header);
 }
 
 /* Takes the next task from the ready list through the policy, or NULL when
@@ -277,7 +302,7 @@ bool sched_drive_world(oxl_sched *s) {
         oxl_time_ns t;
         if (!sim_next_event_time(w, &t)) {
             sched_stop(s, OXL_SCHED_DEADLOCK,
-                       task_report(s, "deadlock: every task of the deterministic simulation is blocked"));
+                       sched_strf("deadlock: every task of the deterministic simulation is blocked"));
             break;
         }
         if (t > s->deadline) {
@@ -285,8 +310,7 @@ bool sched_drive_world(oxl_sched *s) {
             format_duration(limit, sizeof limit, s->opt.time_limit);
             header = sched_strf("time limit: the deterministic simulation is still waiting after %s of virtual time",
                                 limit);
-            sched_stop(s, OXL_SCHED_TIME_LIMIT, task_report(s, header));
-            free(header);
+            sched_stop(s, OXL_SCHED_TIME_LIMIT, header);
             break;
         }
         if (s->opt.real_time) wait_until_due(s, t);
@@ -873,6 +897,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
         s->report = s->node_panic;
         s->node_panic = NULL;
     }
+    if (s->stop != OXL_SCHED_FINISHED) append_state(s); /* before anything is torn down */
 
     oxl_sched_result r;
     memset(&r, 0, sizeof r);

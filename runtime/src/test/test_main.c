@@ -106,6 +106,7 @@ static void *sim_root(void *arg) {
     }
     if (!first) oxl_panic_at(tc->file, (int)tc->line, "the test has no simulated node to run on");
     oxl_task *body = oxl_spawn_on_node_at(first, run_body, (void *)ss->tc, ss->tc->file, (int)ss->tc->line);
+    oxl_task_wait_note("the test's harness, waiting for its body to end"); /* for failure reports */
     if (oxl_join_at(body, NULL, ss->tc->file, (int)ss->tc->line) == OXL_JOIN_CANCELLED)
         oxl_panic_at(ss->tc->file, (int)ss->tc->line, "the test body was cancelled (its node %s was killed)", oxl_node_name(first));
     return NULL;

@@ -620,8 +620,10 @@ static void *panicker(void *arg) {
     oxl_panic("the answer was %d", 41);
 }
 
+static int panic_join_line, tick_line;
 static void *panic_root(void *arg) {
     oxl_task *t = oxl_spawn(panicker, NULL);
+    panic_join_line = __LINE__ + 1;
     oxl_join(t, NULL);
     return NULL;
 }
@@ -632,6 +634,7 @@ static const char *always_broken(oxl_world *w, void *arg) {
 
 static void *tick_root(void *arg) {
     oxl_world_add_invariant(oxl_sched_world(), "sky", always_broken, NULL);
+    tick_line = __LINE__ + 1;
     oxl_sleep(OXL_SEC);
     *(int *)arg = 1; /* never reached */
     return NULL;
@@ -641,9 +644,13 @@ static void test_panic_and_world_failure(void) {
     oxl_sched_options o = opts(1);
     oxl_sched_result r = oxl_sched_run(panic_root, NULL, &o);
     char want[256];
-    snprintf(want, sizeof want, "panic: the answer was 41\n  at %s:%d (task 2 on process)", __FILE__, panic_line);
+    snprintf(want, sizeof want,
+             "panic: the answer was 41\n  at %s:%d (task 2 on process)\n"
+             "what everyone was doing at 0.001000000s of virtual time:\n"
+             "  task 1 on process: joining task 2 at %s:%d",
+             __FILE__, panic_line, __FILE__, panic_join_line);
     tap_is_int(r.status, OXL_SCHED_PANICKED, "a panic in any task ends the run");
-    tap_is_str(r.report, want, "with the message and the place");
+    tap_is_str(r.report, want, "with the message and the place, then what the other tasks were doing");
     oxl_sched_result_free(&r);
 
     /* The invariant breaks at the first event at or after 500ms: the
@@ -651,7 +658,12 @@ static void test_panic_and_world_failure(void) {
     int reached = 0;
     r = oxl_sched_run(tick_root, &reached, &o);
     tap_is_int(r.status, OXL_SCHED_WORLD_FAILED, "a World invariant broken while a task sleeps fails the run");
-    tap_is_str(r.report, "simulation failed: invariant 'sky' violated: the sky fell", "with the World's reason");
+    snprintf(want, sizeof want,
+             "simulation failed: invariant 'sky' violated: the sky fell\n"
+             "what everyone was doing at 1.000000000s of virtual time:\n"
+             "  task 1 on process: sleeping until 1.000000000s at %s:%d",
+             __FILE__, tick_line);
+    tap_is_str(r.report, want, "with the World's reason and the sleeper");
     tap_is_int(reached, 0, "and the sleeper does not go on");
     tap_is_int(r.end_time, OXL_SEC, "at the virtual time of the event that broke it");
     oxl_sched_result_free(&r);
