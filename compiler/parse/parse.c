@@ -716,7 +716,9 @@ typedef struct depth_item {
 } depth_item;
 
 static void limit_depth(parse_ctx *ctx) {
+    /* the stack starts with every top-level item on it */
     size_t cap = 256, n = 0;
+    while (cap < (size_t)ctx->file->list.len + 3) cap *= 2;
     depth_item *stack = malloc(cap * sizeof *stack);
     if (!stack) {
         fputs("oxl: out of memory\n", stderr);
