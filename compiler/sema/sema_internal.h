@@ -49,6 +49,8 @@ typedef struct sema_ctx {
 
     sema_cmap_entry *cmap;  /* folded constants by node */
     uint32_t cmap_len, cmap_cap;
+    uint64_t const_work;    /* bytes of compile-time strings so far (SEMA_MAX_CONST_WORK) */
+    bool const_work_reported;
 
     /* interned names used by the checker */
     const char *n_underscore, *n_deadline, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;

@@ -1,6 +1,8 @@
 /* compile_limits_test: programs too big or too odd to commit, made here and
  * run through `oxl check`, `oxl build` and `oxl test`: more top-level items
- * than the parser's first stack (257, and 100,000).
+ * than the parser's first stack (257, and 100,000), constants folded past
+ * their size limit (42 doublings of a string, a constant used too often, a
+ * 17 MiB literal).
  *
  *   compile_limits_test OXL */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -14,6 +16,14 @@
 
 static const char *oxl;
 static char *tmp;
+
+/* Under a sanitizer the address space cannot be capped (the shadow memory
+ * is reserved up front); elsewhere a runaway compiler meets the cap. */
+#ifdef OXL_TEST_SANITIZE
+#define MEM_CAP ""
+#else
+#define MEM_CAP "ulimit -v 2000000; "
+#endif
 
 static FILE *create(const char *rel) {
     char path[PATH_MAX];
@@ -29,6 +39,22 @@ static void finish(FILE *f) {
 
 static void mkdir_in(const char *rel) {
     if (cmd_run(NULL, "mkdir -p '%s/%s'", tmp, rel) != 0) tap_bail("cannot make %s", rel);
+}
+
+static int count(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* Exactly one `file:line:col: error:` and it says `msg` at `where`. */
+static void one_error(const char *what, int status, const char *out, const char *where, const char *msg) {
+    tap_is_int(status, 1, "%s: exit status 1", what);
+    tap_is_int(count(out, ": error: "), 1, "%s: one error", what);
+    tap_contains(out, where, "%s: at %s", what, where);
+    tap_contains(out, msg, "%s: says '%s'", what, msg);
+    tap_ok(!strstr(out, "AddressSanitizer") && !strstr(out, "runtime error:") && !strstr(out, "internal"),
+           "%s: no crash or sanitizer report", what);
 }
 
 /* ---- more top-level items than the parser's first stack ---- */
@@ -79,6 +105,67 @@ static void many_items(void) {
     free(out);
 }
 
+/* ---- compile-time values ---- */
+
+static void constants(void) {
+    /* 42 doublings would be 8 TiB: the 24th is the first past 16 MiB */
+    FILE *f = create("doubling.oxl");
+    fputs("const S0 = \"ab\"\n", f);
+    for (int i = 0; i < 42; i++) fprintf(f, "const S%d = S%d + S%d\n", i + 1, i, i);
+    fputs("fn main() {\n  print(\"{S42.len()}\")\n}\n", f);
+    finish(f);
+    char *out;
+    int st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' check doubling.oxl", tmp, oxl);
+    one_error("42 doublings of a string constant", st, out, "doubling.oxl:25:13:",
+              "a folded string of 33554432 bytes is longer than a String constant may be (16 MiB)");
+    free(out);
+    st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' build doubling.oxl -o doubling.exe", tmp, oxl);
+    tap_is_int(st, 1, "42 doublings: build refuses it too");
+    free(out);
+
+    /* just inside: 23 doublings of 2 bytes are 16 MiB */
+    f = create("doubling23.oxl");
+    fputs("const S0 = \"ab\"\n", f);
+    for (int i = 0; i < 23; i++) fprintf(f, "const S%d = S%d + S%d\n", i + 1, i, i);
+    fputs("const SAME = S22 == S22\n"
+          "fn main() {\n  print(\"{S23.len()} {SAME}\")\n}\n",
+          f);
+    finish(f);
+    st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' run doubling23.oxl", tmp, oxl);
+    tap_ok(st == 0 && strcmp(out, "16777216 true\n") == 0, "23 doublings (16 MiB) build and run (%d: %.200s)", st,
+           out);
+    free(out);
+
+    /* a 1 MiB constant emitted at each use: 70 uses pass 64 MiB */
+    f = create("uses.oxl");
+    fputs("const A = \"0123456789abcdef\"\n", f);
+    fputs("const B = A + A + A + A + A + A + A + A + A + A + A + A + A + A + A + A\n", f);
+    fputs("const C = B + B + B + B + B + B + B + B + B + B + B + B + B + B + B + B\n", f);
+    fputs("const D = C + C + C + C + C + C + C + C + C + C + C + C + C + C + C + C\n", f);
+    fputs("const E = D + D + D + D + D + D + D + D + D + D + D + D + D + D + D + D\n", f);
+    fputs("fn show(s: String = E) -> Int {\n  return s.len()\n}\nfn main() {\n  var n = 0\n", f);
+    for (int i = 0; i < 35; i++) fputs("  n += E.len()\n  n += show()\n", f);
+    fputs("  print(\"{n}\")\n}\n", f);
+    finish(f);
+    st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' check uses.oxl", tmp, oxl);
+    one_error("70 uses of a 1 MiB constant", st, out, "uses.oxl:",
+              "compile-time strings of this program exceed 64 MiB");
+    free(out);
+
+    /* a literal past the limit: 17 MiB inside a 64 MiB file */
+    f = create("literal.oxl");
+    fputs("fn main() {\n  let s = \"", f);
+    for (int i = 0; i < 17 * 1024; i++) {
+        for (int k = 0; k < 64; k++) fputs("0123456789abcdef", f);
+    }
+    fputs("\"\n  print(\"{s.len()}\")\n}\n", f);
+    finish(f);
+    st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' check literal.oxl", tmp, oxl);
+    one_error("a 17 MiB string literal", st, out, "literal.oxl:2:11:",
+              "a string literal of 17825792 bytes is longer than a String constant may be (16 MiB)");
+    free(out);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: compile_limits_test OXL\n");
@@ -89,6 +176,7 @@ int main(int argc, char **argv) {
     oxl = abs_oxl;
     tmp = cmd_tempdir("limits");
     many_items();
+    constants();
     cmd_remove_tree(tmp);
     free(tmp);
     return tap_done();
