@@ -134,11 +134,9 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
         r = ty_optional(c, sema_resolve_type(c, t->a));
         break;
     case AST_TYPE_UNION: {
-        if (t->list.len > SEMA_MAX_UNION) {
-            diag_report(c->d, DIAG_ERROR, t->span, "a union has at most %d members", SEMA_MAX_UNION);
-            break;
-        }
-        sema_type *m[SEMA_MAX_UNION];
+        /* the limit counts distinct members: ty_union removes duplicates
+         * (`Int | Int | ...` is Int) before it counts */
+        sema_type **m = base_alloc(c->arena, sizeof *m * (t->list.len ? t->list.len : 1));
         for (uint32_t i = 0; i < t->list.len; i++)
             m[i] = sema_resolve_type(c, t->list.items[i]);
         r = ty_union(c, m, t->list.len, t->span);

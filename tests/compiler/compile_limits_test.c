@@ -2,7 +2,7 @@
  * run through `oxl check`, `oxl build` and `oxl test`: more top-level items
  * than the parser's first stack (257, and 100,000), constants folded past
  * their size limit (42 doublings of a string, a constant used too often, a
- * 17 MiB literal).
+ * 17 MiB literal), a union whose 65 members are one type.
  *
  *   compile_limits_test OXL */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -166,6 +166,33 @@ static void constants(void) {
     free(out);
 }
 
+/* ---- unions and test names ---- */
+
+static void unions(void) {
+    FILE *f = create("union65.oxl");
+    fputs("type U = Int", f);
+    for (int i = 1; i < 65; i++) fputs(" | Int", f);
+    fputs("\ntype V = Int | String", f);
+    for (int i = 1; i < 40; i++) fputs(" | Int | String", f);
+    fputs(" | Bool\nfn main() {\n  let u: U = 3\n  let v: V = true\n  print(\"{u} {v}\")\n}\n", f);
+    finish(f);
+    char *out;
+    int st = cmd_run(&out, "cd '%s' && '%s' run union65.oxl", tmp, oxl);
+    tap_ok(st == 0 && strcmp(out, "3 true\n") == 0, "65 times Int is Int; 81 members of 3 types are 3 (%d: %.200s)",
+           st, out);
+    free(out);
+
+    f = create("union65d.oxl");
+    fputs("type U = T0", f);
+    for (int i = 1; i < 65; i++) fprintf(f, " | T%d", i);
+    fputs("\n", f);
+    for (int i = 0; i < 65; i++) fprintf(f, "type T%d {\n  a: Int\n}\n", i);
+    finish(f);
+    st = cmd_run(&out, "cd '%s' && '%s' check union65d.oxl", tmp, oxl);
+    one_error("65 distinct members", st, out, "union65d.oxl:1:10:", "a union has at most 64 members");
+    free(out);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: compile_limits_test OXL\n");
@@ -177,6 +204,7 @@ int main(int argc, char **argv) {
     tmp = cmd_tempdir("limits");
     many_items();
     constants();
+    unions();
     cmd_remove_tree(tmp);
     free(tmp);
     return tap_done();
