@@ -144,6 +144,7 @@ static const char *p_underscore(parse_ctx *ctx) { return ctx->underscore; }
 static ast_node *p_test(parse_ctx *ctx, const lex_token *kw, const lex_token *name, ast_node *seeds, ast_node *body) {
     ast_node *n = p_node(ctx, AST_TEST, join(kw->span, body->span));
     n->name = name->text;
+    n->ival = (int64_t)name->len; /* the name may hold a NUL: sema refuses it */
     n->name_span = name->span;
     n->a = seeds;
     n->b = body;

@@ -656,189 +656,7 @@ static void check_cluster(sema_ctx *c, ast_node *it) {
     }
 }
 
-static bool package_has_role(sema_ctx *c, const char *role, size_t len) {
-    for (uint32_t i = 0; i < c->pkg->files.len; i++) {
-        ast_node *f = c->pkg->files.items[i];
-        for (uint32_t k = 0; k < f->list.len; k++) {
-            ast_node *it = f->list.items[k];
-            if (it->kind != AST_CLUSTER)
-                continue;
-            for (uint32_t r = 0; r < it->list.len; r++) {
-                ast_node *ro = it->list.items[r];
-                if (ro->kind == AST_ROLE && ro->name && strlen(ro->name) == len && memcmp(ro->name, role, len) == 0)
-                    return true;
-            }
-        }
-    }
-    return false;
-}
-
-static void check_seeds(sema_ctx *c, ast_node *t, sema_test *info) {
-    ast_node *r = t->a;
-    info->seed_first = 1;
-    info->seed_last = 100;
-    if (!r)
-        return;
-    if (t->op != AST_TEST_SIM) {
-        diag_report(c->d, DIAG_ERROR, r->span, "only a `test sim` takes seeds");
-        return;
-    }
-    if (r->kind != AST_RANGE) {
-        diag_report(c->d, DIAG_ERROR, r->span, "seeds must be a range of integer literals: a..=b or a..b");
-        return;
-    }
-    bool ok = true;
-    ast_node *ends[2] = {r->a, r->b};
-    for (int i = 0; i < 2; i++) {
-        if (!ends[i] || ends[i]->kind != AST_INT) {
-            diag_report(c->d, DIAG_ERROR, ends[i] ? ends[i]->span : r->span,
-                        "seed range bounds must be non-negative integer literals");
-            ok = false;
-        }
-    }
-    if (!ok)
-        return;
-    int64_t lo = r->a->ival, hi = r->b->ival;
-    bool incl = (r->flags & AST_F_INCLUSIVE) != 0;
-    r->a->type = c->t_int;
-    r->b->type = c->t_int;
-    if (lo > hi) {
-        diag_report(c->d, DIAG_ERROR, r->span, "seed range %lld..%s%lld is malformed: its start is after its end",
-                    (long long)lo, incl ? "=" : "", (long long)hi);
-        return;
-    }
-    if (!incl && lo == hi) {
-        diag_report(c->d, DIAG_ERROR, r->span, "seed range %lld..%lld is empty (did you mean %lld..=%lld?)",
-                    (long long)lo, (long long)hi, (long long)lo, (long long)hi);
-        return;
-    }
-    info->seed_first = lo;
-    info->seed_last = incl ? hi : hi - 1;
-}
-
-static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
-    if (!(t->flags & AST_F_CLUSTER))
-        return;
-    base_span where = t->list.len ? ((ast_node *)t->list.items[0])->span : name_at(t);
-    if (t->op != AST_TEST_SIM) {
-        diag_report(c->d, DIAG_ERROR, where, "only a `test sim` can run `with cluster(...)`");
-        return;
-    }
-    bool seen_nodes = false, seen_roles = false;
-    for (uint32_t i = 0; i < t->list.len; i++) {
-        ast_node *arg = t->list.items[i];
-        ast_node *v = arg->a;
-        if (!arg->name) {
-            diag_report(c->d, DIAG_ERROR, arg->span, "cluster arguments are labelled: nodes: and roles:");
-            continue;
-        }
-        base_span lat = name_at(arg);
-        if (arg->name == c->n_nodes) {
-            if (seen_nodes) {
-                diag_report(c->d, DIAG_ERROR, lat, "cluster argument 'nodes' is given twice");
-                continue;
-            }
-            seen_nodes = true;
-            if (!v || v->kind != AST_INT || v->ival <= 0) {
-                diag_report(c->d, DIAG_ERROR, v ? v->span : arg->span, "nodes: needs a positive integer literal");
-                continue;
-            }
-            if (v->ival > 1024) {
-                diag_report(c->d, DIAG_ERROR, v->span, "a simulated cluster has at most 1024 nodes");
-                continue;
-            }
-            v->type = c->t_int;
-            info->nodes = v->ival;
-        } else if (arg->name == c->n_roles) {
-            if (seen_roles) {
-                diag_report(c->d, DIAG_ERROR, lat, "cluster argument 'roles' is given twice");
-                continue;
-            }
-            seen_roles = true;
-            if (!v || v->kind != AST_LIST_LIT) {
-                diag_report(c->d, DIAG_ERROR, v ? v->span : arg->span,
-                            "roles: needs a list of string literals naming roles");
-                continue;
-            }
-            v->type = ty_list(c, c->t_string);
-            for (uint32_t k = 0; k < v->list.len; k++) {
-                ast_node *e = v->list.items[k];
-                if (e->kind != AST_STRING) {
-                    diag_report(c->d, DIAG_ERROR, e->span, "roles: needs string literals");
-                    continue;
-                }
-                e->type = c->t_string;
-                size_t len = (size_t)e->ival;
-                if (!e->name || !package_has_role(c, e->name, len)) {
-                    diag_report(c->d, DIAG_ERROR, e->span, "no cluster of this package has a role \"%.*s\"",
-                                (int)len, e->name ? e->name : "");
-                    continue;
-                }
-                bool twice = false;
-                for (uint32_t j = 0; j < k && !twice; j++) {
-                    ast_node *o = v->list.items[j];
-                    if (o->kind == AST_STRING && o->ival == e->ival && memcmp(o->name, e->name, len) == 0) {
-                        diag_report(c->d, DIAG_ERROR, e->span, "role \"%.*s\" is listed twice", (int)len, e->name);
-                        twice = true;
-                    }
-                }
-                if (!twice) base_vec_push(c->arena, &info->roles, e);
-            }
-        } else {
-            diag_report(c->d, DIAG_ERROR, lat, "unknown cluster argument '%s' (expected nodes: or roles:)",
-                        arg->name);
-        }
-    }
-    if (!seen_nodes)
-        diag_report(c->d, DIAG_ERROR, where, "with cluster(...) needs nodes: N");
-}
-
-/* Without `with cluster(...)`, a sim test of a package that declares a
- * cluster gets one node per role of its first cluster (files in name
- * order), named <role>-0: the roles, as AST_ROLE nodes, with nodes 0. */
-static void default_layout(sema_ctx *c, sema_test *info) {
-    for (uint32_t i = 0; i < c->pkg->files.len; i++) {
-        ast_node *f = c->pkg->files.items[i];
-        for (uint32_t k = 0; k < f->list.len; k++) {
-            ast_node *it = f->list.items[k];
-            if (it->kind != AST_CLUSTER) continue;
-            for (uint32_t r = 0; r < it->list.len; r++) {
-                ast_node *ro = it->list.items[r];
-                if (ro->kind == AST_ROLE && ro->name) base_vec_push(c->arena, &info->roles, ro);
-            }
-            return;
-        }
-    }
-}
-
-static void check_test(sema_ctx *c, ast_node *t, base_vec *seen) {
-    sema_test *info = base_alloc(c->arena, sizeof *info);
-    info->decl = t;
-    info->sim = t->op == AST_TEST_SIM;
-    t->sym = NULL;
-    for (uint32_t i = 0; i < seen->len; i++) {
-        ast_node *o = seen->items[i];
-        if (o->name && t->name && strcmp(o->name, t->name) == 0) {
-            diag_report(c->d, DIAG_ERROR, name_at(t), "a test named \"%s\" already exists in this package", t->name);
-            break;
-        }
-    }
-    base_vec_push(c->arena, seen, t);
-    check_seeds(c, t, info);
-    check_cluster_args(c, t, info);
-    if (info->sim && info->nodes == 0 && info->roles.len == 0)
-        default_layout(c, info);
-    if (t->b) {
-        sema_scope *saved_scope = c->scope;
-        c->scope = scope_new(c, c->scope);
-        sema_check_body(c, t->b, c->t_none, NULL);
-        c->scope = saved_scope;
-    }
-    if (c->pkg->is_root)
-        base_vec_push(c->arena, &c->prog->tests, info);
-}
-
-static void check_items(sema_ctx *c, base_vec *items, base_vec *tests_seen) {
+static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests) {
     for (uint32_t i = 0; i < items->len; i++) {
         ast_node *it = items->items[i];
         sema_sym *s = it->sym;
@@ -866,7 +684,7 @@ static void check_items(sema_ctx *c, base_vec *items, base_vec *tests_seen) {
             if (s) {
                 sema_scope *saved_scope = c->scope;
                 c->scope = s->members;
-                check_items(c, &it->list, tests_seen);
+                check_items(c, &it->list, tests);
                 c->scope = saved_scope;
             }
             break;
@@ -878,7 +696,7 @@ static void check_items(sema_ctx *c, base_vec *items, base_vec *tests_seen) {
             check_cluster(c, it);
             break;
         case AST_TEST:
-            check_test(c, it, tests_seen);
+            sema_check_test(c, it, tests);
             break;
         default:
             break;
@@ -941,13 +759,13 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
         resolve_types(c, &f->list);
     }
     /* 4: bodies */
-    base_vec tests_seen = {0};
+    sema_pkg_tests tests = {0};
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
         if (!f || f->kind != AST_FILE)
             continue;
         c->scope = p->file_scopes.items[i];
-        check_items(c, &f->list, &tests_seen);
+        check_items(c, &f->list, &tests);
     }
     p->state = RS_DONE;
     c->pkg = outer_pkg;

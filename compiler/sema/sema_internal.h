@@ -110,6 +110,22 @@ const char *sema_op_text(int op);
 sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name);
 const char *sema_builtin_methods_of(const sema_type *recv);
 
+/* ---- tests.c ---- */
+typedef struct sema_ptrset {
+    const void **slots;
+    uint32_t len, cap;
+} sema_ptrset;
+
+/* What checking one package's tests has indexed (zeroed to start). */
+typedef struct sema_pkg_tests {
+    sema_ptrset names;       /* the tests' names, interned */
+    sema_ptrset roles;       /* role names of the package's clusters */
+    ast_node *first_cluster;
+    bool scanned;            /* roles and first_cluster are filled */
+} sema_pkg_tests;
+
+void sema_check_test(sema_ctx *c, ast_node *t, sema_pkg_tests *seen);
+
 /* ---- check_stmt.c ---- */
 bool sema_check_block(sema_ctx *c, ast_node *block, bool new_scope);
 bool sema_check_stmt(sema_ctx *c, ast_node *s);

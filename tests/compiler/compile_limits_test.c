@@ -2,7 +2,8 @@
  * run through `oxl check`, `oxl build` and `oxl test`: more top-level items
  * than the parser's first stack (257, and 100,000), constants folded past
  * their size limit (42 doublings of a string, a constant used too often, a
- * 17 MiB literal), a union whose 65 members are one type.
+ * 17 MiB literal), a union whose 65 members are one type, a NUL in a test
+ * name and 20,000 tests.
  *
  *   compile_limits_test OXL */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -193,6 +194,36 @@ static void unions(void) {
     free(out);
 }
 
+static void test_names(void) {
+    char *out;
+    int st;
+    FILE *f;
+    mkdir_in("nul");
+    f = create("nul/main.oxl");
+    fputs("test \"a\\0b\" {\n  assert 1 == 1\n}\ntest \"a\\u{0}c\" {\n  assert 1 == 2\n}\n", f);
+    finish(f);
+    st = cmd_run(&out, "cd '%s' && '%s' check nul", tmp, oxl);
+    tap_is_int(st, 1, "a NUL in a test name is an error");
+    tap_is_int(count(out, ": error: a test name cannot contain a NUL character"), 2, "one for each such test (%.300s)",
+               out);
+    tap_ok(!strstr(out, "already exists"), "the two names are not taken for one (\"a\")");
+    free(out);
+    st = cmd_run(&out, "cd '%s' && OXL_CACHE_DIR='%s/cache' '%s' test nul", tmp, tmp, oxl);
+    tap_ok(st != 0 && !strstr(out, "passed, 0 failed") && strstr(out, "NUL character"),
+           "oxl test does not run a truncated name (%d: %.300s)", st, out);
+    free(out);
+
+    /* 20,000 tests: each name is checked against the others once */
+    f = create("tests20k.oxl");
+    for (int i = 0; i < 20000; i++) fprintf(f, "test \"t%d\" {\n  assert %d >= 0\n}\n", i, i);
+    fputs("test \"t7\" {\n}\n", f);
+    finish(f);
+    st = cmd_run(&out, "cd '%s' && '%s' check tests20k.oxl", tmp, oxl);
+    one_error("the 20,001st test repeats a name", st, out, "tests20k.oxl:60001:6:",
+              "a test named \"t7\" already exists in this package");
+    free(out);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: compile_limits_test OXL\n");
@@ -205,6 +236,7 @@ int main(int argc, char **argv) {
     many_items();
     constants();
     unions();
+    test_names();
     cmd_remove_tree(tmp);
     free(tmp);
     return tap_done();
