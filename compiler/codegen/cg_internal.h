@@ -11,6 +11,7 @@
 #include <llvm-c/TargetMachine.h>
 
 #define CG_MAX_LOCALS_INIT 16
+#define CG_BLOCK_UNITS 128 /* statements and expressions in one straight-line block, about */
 
 typedef struct cg_local {
     const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR, AST_PARAM, AST_ARM, ... */
@@ -49,6 +50,7 @@ struct cg_module {
     cg_local *locals;
     uint32_t nlocals, cap_locals;
     cg_loop *loop;
+    uint32_t since_cut;   /* statements and expressions since the block was last cut */
 
     /* task.c: `var`s that a spawn block captures live in collected cells
      * (a set of their declarations, looked up by identity only) */
@@ -102,6 +104,9 @@ bool cg_sym_is_second(const sema_sym *s);
 void cg_add_sym_local(cg_module *m, const ast_node *decl, bool second, LLVMValueRef slot);
 bool cg_terminated(cg_module *m);
 void cg_start_dead_block(cg_module *m);
+/* Before a statement or an expression: ends a long straight-line block
+ * with a branch to a fresh one (see function.c). */
+void cg_cut_long_block(cg_module *m);
 
 /* stmt.c */
 LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at);
