@@ -12,6 +12,7 @@
 
 #define CG_MAX_LOCALS_INIT 16
 #define CG_BLOCK_UNITS 128 /* statements and expressions in one straight-line block, about */
+#define CG_O2_MAX_INSTRUCTIONS 30000 /* in one function that -O2 optimizes (target.c) */
 
 typedef struct cg_local {
     const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR, AST_PARAM, AST_ARM, ... */

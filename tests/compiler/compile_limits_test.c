@@ -3,7 +3,7 @@
  * than the parser's first stack (257, and 100,000), constants folded past
  * their size limit (42 doublings of a string, a constant used too often, a
  * 17 MiB literal), a union whose 65 members are one type, a NUL in a test
- * name and 20,000 tests.
+ * name and 20,000 tests, one function too big for -O2.
  *
  *   compile_limits_test OXL */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -224,6 +224,36 @@ static void test_names(void) {
     free(out);
 }
 
+/* ---- -O2 and one huge function ---- */
+
+static void huge_o2(void) {
+    /* 8,000 straight-line statements are more LLVM instructions than -O2
+     * optimizes in one function; 100 are not */
+    for (int big = 0; big < 2; big++) {
+        FILE *f = create(big ? "o2big.oxl" : "o2small.oxl");
+        fputs("fn step(a: Int, b: Int) -> Int {\n  return (a * 3 + b) % 1000003\n}\n"
+              "fn main() {\n  var x = 1\n  var s = \"\"\n",
+              f);
+        int n = big ? 8000 : 100;
+        for (int i = 0; i < n; i++)
+            fputs(i % 2 ? "  x = step(x, s.len())\n" : "  s = \"{x}.\"\n", f);
+        fputs("  print(\"{x} {s}\")\n}\n", f);
+        finish(f);
+    }
+    char *small, *big;
+    /* (grouped: cmd_run joins the last command's stderr to its output) */
+    int st_small =
+        cmd_run(&small, "cd '%s' && { '%s' build -O2 o2small.oxl -o o2small.exe && ./o2small.exe; }", tmp, oxl);
+    int st_big = cmd_run(&big, "cd '%s' && { '%s' build -O2 o2big.oxl -o o2big.exe && ./o2big.exe; }", tmp, oxl);
+    tap_ok(st_small == 0 && !strstr(small, "note:"), "-O2 optimizes a function of 100 statements quietly (%.200s)",
+           small);
+    tap_ok(st_big == 0, "-O2 builds a function of 8,000 statements, and it runs (%d)", st_big);
+    tap_contains(big, "oxl: note: -O2 leaves oxl.main.main unoptimized",
+                 "and says that it leaves that function unoptimized");
+    free(small);
+    free(big);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: compile_limits_test OXL\n");
@@ -237,6 +267,7 @@ int main(int argc, char **argv) {
     constants();
     unions();
     test_names();
+    huge_o2();
     cmd_remove_tree(tmp);
     free(tmp);
     return tap_done();
