@@ -271,6 +271,11 @@ static cg_module *build(diag_sink *d, const sema_program *prog, const char *modu
     /* A verifier failure is a bug of this generator: name the function. */
     for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
         if (LLVMCountBasicBlocks(f) == 0) continue;
+        /* A frame larger than a page touches each page as it grows, so a
+         * function too big for its task's stack faults in the guard page
+         * (a "stack overflow" panic) instead of far below it (a crash). */
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(m->ctx, "probe-stack", 11, "inline-asm", 10));
         if (LLVMVerifyFunction(f, LLVMReturnStatusAction)) {
             size_t n;
             DIAG_INTERNAL(d, "generated LLVM IR of function '%s' does not verify", LLVMGetValueName2(f, &n));

@@ -3,7 +3,8 @@
  * than the parser's first stack (257, and 100,000), constants folded past
  * their size limit (42 doublings of a string, a constant used too often, a
  * 17 MiB literal), a union whose 65 members are one type, a NUL in a test
- * name and 20,000 tests, one function too big for -O2.
+ * name and 20,000 tests, one function too big for -O2, and one whose frame
+ * outgrows a task's stack.
  *
  *   compile_limits_test OXL */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -254,6 +255,24 @@ static void huge_o2(void) {
     free(big);
 }
 
+/* ---- a frame larger than a task's stack ---- */
+
+static void big_frame(void) {
+    /* each binding and its interpolation's builder take stack slots of
+     * their own at -O0: 36,000 of them are more than a task's 1 MiB */
+    FILE *f = create("frame.oxl");
+    fputs("fn big(x: Int) -> Int {\n", f);
+    for (int i = 0; i < 36000; i++) fprintf(f, "  let v%d = \"{x}\"\n", i);
+    fputs("  return v35999.len()\n}\nfn main() {\n  print(\"start\")\n  print(big(7))\n}\n", f);
+    finish(f);
+    char *out;
+    int st = cmd_run(&out, "cd '%s' && '%s' build frame.oxl -o frame.exe && ./frame.exe", tmp, oxl);
+    tap_is_int(st, 101, "a function whose frame outgrows the task's stack panics (status 101, not a crash)");
+    tap_contains(out, "panic: stack overflow", "it says stack overflow");
+    tap_contains(out, "start", "what ran before it was printed");
+    free(out);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: compile_limits_test OXL\n");
@@ -268,6 +287,7 @@ int main(int argc, char **argv) {
     unions();
     test_names();
     huge_o2();
+    big_frame();
     cmd_remove_tree(tmp);
     free(tmp);
     return tap_done();
