@@ -59,7 +59,7 @@ struct cg_module {
     uint32_t nboxed, cap_boxed;
     unsigned nspawns;
     /* test.c: building a test binary (no main) */
-    const char *pkg_dir;
+    char *pkg_dir;        /* the package's real directory (owned), NULL outside test binaries */
     base_span at;         /* the construct being generated: where a check panics */
 
     /* per-type helper functions (formatting), defined when first used */
@@ -165,6 +165,9 @@ LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, 
 
 /* test.c: the test table and the C main of a test binary */
 bool cg_emit_tests(cg_module *m);
+/* A source's path as a test binary names it: relative to the package's
+ * directory, the same for every spelling of it (into buf, or path). */
+const char *cg_test_path(const cg_module *m, const char *path, char *buf, size_t cap);
 /* map.c: maps */
 LLVMValueRef cg_map_new(cg_module *m, const sema_type *t);
 LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e);

@@ -3,8 +3,9 @@
  * than the parser's first stack (257, and 100,000), constants folded past
  * their size limit (42 doublings of a string, a constant used too often, a
  * 17 MiB literal), a union whose 65 members are one type, a NUL in a test
- * name and 20,000 tests, one function too big for -O2, and one whose frame
- * outgrows a task's stack.
+ * name and 20,000 tests, one function too big for -O2 and one whose frame
+ * outgrows a task's stack, and a package named relatively and absolutely
+ * through one cache.
  *
  *   compile_limits_test OXL */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -273,6 +274,48 @@ static void big_frame(void) {
     free(out);
 }
 
+/* ---- one package, two spellings, one cache ---- */
+
+static void spellings(void) {
+    mkdir_in("spell/pkg/sub");
+    mkdir_in("elsewhere");
+    FILE *f = create("spell/pkg/main.oxl");
+    fputs("use sub\nfn boom(n: Int) -> Int {\n  if n > 2 {\n    panic(\"too big: {n}\")\n  }\n  return n\n}\n"
+          "test \"fails\" {\n  assert boom(5) == 5\n}\n"
+          "test \"fails in sub\" {\n  assert sub.deep(5) == 5\n}\n",
+          f);
+    finish(f);
+    f = create("spell/pkg/sub/sub.oxl");
+    fputs("pub fn deep(n: Int) -> Int {\n  if n > 2 {\n    panic(\"deep: {n}\")\n  }\n  return n\n}\n", f);
+    finish(f);
+    char real[PATH_MAX], abs_pkg[PATH_MAX + 16];
+    if (!realpath(tmp, real)) tap_bail("realpath %s", tmp);
+    snprintf(abs_pkg, sizeof abs_pkg, "%s/spell/pkg", real);
+    /* relative first, then absolute from another directory, then `.`: one
+     * cache, so the last two are served the first one's binary */
+    char *outs[3];
+    cmd_run(&outs[0], "cd '%s/spell' && OXL_CACHE_DIR='%s/cache1' '%s' test pkg --no-fail-fast", tmp, tmp, oxl);
+    cmd_run(&outs[1], "cd '%s/elsewhere' && OXL_CACHE_DIR='%s/cache1' '%s' test '%s' --no-fail-fast", tmp, tmp, oxl, abs_pkg);
+    cmd_run(&outs[2], "cd '%s/spell/pkg' && OXL_CACHE_DIR='%s/cache1' '%s' test . --no-fail-fast", tmp, tmp, oxl);
+    static const char *const how[3] = {"spelled pkg", "spelled absolutely, from elsewhere, from the cache",
+                                       "spelled ., from the cache"};
+    for (int i = 0; i < 3; i++) {
+        tap_contains(outs[i], "\n  at main.oxl:4 (", "%s: the panic is at main.oxl:4, relative to the package", how[i]);
+        tap_contains(outs[i], "\n  at sub/sub.oxl:3 (", "%s: the subpackage's at sub/sub.oxl:3", how[i]);
+        free(outs[i]);
+    }
+    /* each spelling into a cache of its own builds the same binary */
+    cmd_run(NULL, "cd '%s/spell' && OXL_CACHE_DIR='%s/cache2' '%s' test pkg", tmp, tmp, oxl);
+    cmd_run(NULL, "cd '%s/elsewhere' && OXL_CACHE_DIR='%s/cache3' '%s' test '%s/'", tmp, tmp, oxl, abs_pkg);
+    cmd_run(NULL, "cd '%s/spell/pkg' && OXL_CACHE_DIR='%s/cache4' '%s' test .", tmp, tmp, oxl);
+    char *cmp;
+    int st = cmd_run(&cmp, "cd '%s' && ls cache2/test-binaries cache3/test-binaries cache4/test-binaries && "
+                           "cmp cache2/test-binaries/* cache3/test-binaries/* && "
+                           "cmp cache2/test-binaries/* cache4/test-binaries/*", tmp);
+    tap_ok(st == 0, "`pkg`, `/abs/pkg/` and `.` build byte-identical binaries (%.400s)", cmp);
+    free(cmp);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: compile_limits_test OXL\n");
@@ -288,6 +331,7 @@ int main(int argc, char **argv) {
     test_names();
     huge_o2();
     big_frame();
+    spellings();
     cmd_remove_tree(tmp);
     free(tmp);
     return tap_done();
