@@ -620,20 +620,16 @@ static void check_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
 }
 
 static void check_cluster(sema_ctx *c, ast_node *it) {
+    sema_ptrset roles = {0}; /* role names are interned */
     for (uint32_t i = 0; i < it->list.len; i++) {
         ast_node *r = it->list.items[i];
         if (r->kind != AST_ROLE) {
             diag_report(c->d, DIAG_ERROR, r->span, "a cluster holds only `role name: Service` lines");
             continue;
         }
-        for (uint32_t k = 0; k < i; k++) {
-            ast_node *q = it->list.items[k];
-            if (q->kind == AST_ROLE && q->name == r->name) {
-                diag_report(c->d, DIAG_ERROR, name_at(r), "role '%s' is declared twice in cluster '%s'", r->name,
-                            it->name);
-                break;
-            }
-        }
+        if (r->name && !sema_ptrset_add(c, &roles, r->name))
+            diag_report(c->d, DIAG_ERROR, name_at(r), "role '%s' is declared twice in cluster '%s'", r->name,
+                        it->name);
         ast_node *tn = r->a;
         if (!tn || !tn->name) {
             DIAG_INTERNAL(c->d, "role without a service name");

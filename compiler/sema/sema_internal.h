@@ -111,10 +111,15 @@ sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name);
 const char *sema_builtin_methods_of(const sema_type *recv);
 
 /* ---- tests.c ---- */
+/* A set of pointers (interned names): open addressing on the address, for
+ * lookup only, never iterated. Zeroed to start. */
 typedef struct sema_ptrset {
     const void **slots;
     uint32_t len, cap;
 } sema_ptrset;
+
+/* Adds p; false when it was there already. */
+bool sema_ptrset_add(sema_ctx *c, sema_ptrset *s, const void *p);
 
 /* What checking one package's tests has indexed (zeroed to start). */
 typedef struct sema_pkg_tests {

@@ -18,8 +18,7 @@ static uint32_t ptr_slot(const void *p, uint32_t mask) {
     return (uint32_t)(h >> 32) & mask;
 }
 
-/* Adds p; false when it was there already. */
-static bool ptrset_add(sema_ctx *c, sema_ptrset *s, const void *p) {
+bool sema_ptrset_add(sema_ctx *c, sema_ptrset *s, const void *p) {
     if ((s->len + 1) * 2 > s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 64;
         const void **slots = base_alloc(c->arena, sizeof *slots * cap);
@@ -60,7 +59,7 @@ static void scan_clusters(sema_ctx *c, sema_pkg_tests *seen) {
             if (!seen->first_cluster) seen->first_cluster = it;
             for (uint32_t r = 0; r < it->list.len; r++) {
                 ast_node *ro = it->list.items[r];
-                if (ro->kind == AST_ROLE && ro->name) ptrset_add(c, &seen->roles, ro->name); /* interned */
+                if (ro->kind == AST_ROLE && ro->name) sema_ptrset_add(c, &seen->roles, ro->name); /* interned */
             }
         }
     }
@@ -158,6 +157,7 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info, sema_p
                             "roles: needs a list of string literals naming roles");
                 continue;
             }
+            sema_ptrset listed = {0}; /* interned role names of this list */
             v->type = ty_list(c, c->t_string);
             for (uint32_t k = 0; k < v->list.len; k++) {
                 ast_node *e = v->list.items[k];
@@ -172,15 +172,11 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info, sema_p
                                 (int)len, e->name ? e->name : "");
                     continue;
                 }
-                bool twice = false;
-                for (uint32_t j = 0; j < k && !twice; j++) {
-                    ast_node *o = v->list.items[j];
-                    if (o->kind == AST_STRING && o->ival == e->ival && memcmp(o->name, e->name, len) == 0) {
-                        diag_report(c->d, DIAG_ERROR, e->span, "role \"%.*s\" is listed twice", (int)len, e->name);
-                        twice = true;
-                    }
+                if (!sema_ptrset_add(c, &listed, base_intern(c->names, e->name, len))) {
+                    diag_report(c->d, DIAG_ERROR, e->span, "role \"%.*s\" is listed twice", (int)len, e->name);
+                    continue;
                 }
-                if (!twice) base_vec_push(c->arena, &info->roles, e);
+                base_vec_push(c->arena, &info->roles, e);
             }
         } else {
             diag_report(c->d, DIAG_ERROR, lat, "unknown cluster argument '%s' (expected nodes: or roles:)",
@@ -215,7 +211,7 @@ void sema_check_test(sema_ctx *c, ast_node *t, sema_pkg_tests *seen) {
             /* it could not be named on a command line (--exact), nor kept
              * whole by the C strings of the test table and the reports */
             diag_report(c->d, DIAG_ERROR, name_at(t), "a test name cannot contain a NUL character (\\0)");
-        } else if (!ptrset_add(c, &seen->names, base_intern(c->names, t->name, len))) {
+        } else if (!sema_ptrset_add(c, &seen->names, base_intern(c->names, t->name, len))) {
             diag_report(c->d, DIAG_ERROR, name_at(t), "a test named \"%s\" already exists in this package", t->name);
         }
     }

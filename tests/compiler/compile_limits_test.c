@@ -3,7 +3,7 @@
  * than the parser's first stack (257, and 100,000), constants folded past
  * their size limit (42 doublings of a string, a constant used too often, a
  * 17 MiB literal), a union whose 65 members are one type, a NUL in a test
- * name and 20,000 tests, one function too big for -O2 and one whose frame
+ * name, 20,000 tests and 80,000 roles, one function too big for -O2 and one whose frame
  * outgrows a task's stack, and a package named relatively and absolutely
  * through one cache.
  *
@@ -223,6 +223,22 @@ static void test_names(void) {
     st = cmd_run(&out, "cd '%s' && '%s' check tests20k.oxl", tmp, oxl);
     one_error("the 20,001st test repeats a name", st, out, "tests20k.oxl:60001:6:",
               "a test named \"t7\" already exists in this package");
+    free(out);
+
+    /* 80,000 roles, the last one twice, and a test listing 20,000 of them
+     * with one twice: each name is looked up once */
+    f = create("roles.oxl");
+    fputs("service S {\n  rpc p() {\n  }\n}\ncluster c {\n", f);
+    for (int i = 0; i < 80000; i++) fprintf(f, "  role r%d: S\n", i);
+    fputs("  role r79999: S\n}\ntest sim \"t\" with cluster(nodes: 1, roles: [", f);
+    for (int i = 0; i < 20000; i++) fprintf(f, "\"r%d\", ", i);
+    fputs("\"r5\"]) {\n}\n", f);
+    finish(f);
+    st = cmd_run(&out, "cd '%s' && '%s' check roles.oxl", tmp, oxl);
+    tap_is_int(st, 1, "80,000 roles: a role declared twice and one listed twice are errors");
+    tap_is_int(count(out, ": error: "), 2, "two errors (%.300s)", out);
+    tap_contains(out, "roles.oxl:80006:8: error: role 'r79999' is declared twice in cluster 'c'", "the role declared twice");
+    tap_contains(out, "error: role \"r5\" is listed twice", "the role listed twice");
     free(out);
 }
 
