@@ -344,12 +344,21 @@ static LLVMValueRef index_expr(cg_module *m, const ast_node *e) {
 /* The arguments of a call in parameter order: positional ones, then
  * labelled ones, evaluated in the order written; then the defaults of the
  * parameters left out, evaluated afresh at each call. */
-bool cg_call_args(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValueRef *vals) {
+static bool call_args(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValueRef *vals,
+                      const ast_node **deadline, const ast_node **to) {
     const ast_node *given[SEMA_MAX_PARAMS + 1] = {0};
     uint32_t pos = 0;
     for (uint32_t i = 0; i < e->list.len; i++) {
         const ast_node *arg = e->list.items[i];
         uint32_t k = pos;
+        if (arg->name && deadline && strcmp(arg->name, "deadline") == 0) {
+            *deadline = arg;
+            continue;
+        }
+        if (arg->name && to && strcmp(arg->name, "to") == 0) {
+            *to = arg;
+            continue;
+        }
         if (arg->name) {
             for (k = 0; k < sig->nparams && strcmp(sig->params[k].name ? sig->params[k].name : "", arg->name); k++) {
             }
@@ -373,6 +382,16 @@ bool cg_call_args(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValu
         if (!(vals[k] = cg_value(m, d, sig->params[k].type))) return false;
     }
     return true;
+}
+
+bool cg_call_args(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValueRef *vals) {
+    return call_args(m, e, sig, vals, NULL, NULL);
+}
+
+bool cg_call_args_remote(cg_module *m, const ast_node *e, const sema_sig *sig, LLVMValueRef *vals,
+                         const ast_node **deadline, const ast_node **to) {
+    *deadline = *to = NULL;
+    return call_args(m, e, sig, vals, deadline, to);
 }
 
 static void add_zext(cg_module *m, LLVMValueRef f, LLVMValueRef call, unsigned idx) {
@@ -432,6 +451,18 @@ LLVMValueRef cg_fn_of(cg_module *m, const sema_sym *s, base_span at) {
     return f;
 }
 
+static bool in_std(const sema_pkg *p) { return p && p->path && strncmp(p->path, "std.", 4) == 0; }
+
+/* Whose line a runtime panic names: an extern call stores its own site,
+ * except inside the standard library, whose wrappers (std.store's put over
+ * its externs) report at the user's call into std: that call stores the
+ * site, and std code calling its own externs leaves it (language.md §5). */
+static bool stores_site(const cg_module *m, const sema_sym *callee) {
+    const sema_sym *fn = m->fn_decl ? m->fn_decl->sym : NULL;
+    if (fn && in_std(fn->pkg)) return false;
+    return callee->is_extern || in_std(callee->pkg);
+}
+
 static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
     LLVMValueRef f = cg_fn_of(m, s, e->span);
     if (!f) {
@@ -440,7 +471,7 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
     }
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
     if (!cg_call_args(m, e, s->sig, args)) return NULL;
-    if (s->is_extern) set_extern_site(m, e->span);
+    if (stores_site(m, s)) set_extern_site(m, e->span);
     LLVMValueRef r = cg_call(m, f, args, s->sig->nparams);
     if (s->is_extern) {
         for (uint32_t i = 0; i < s->sig->nparams; i++)
@@ -511,10 +542,11 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
         LLVMBuildUnreachable(m->b);
         return LLVMConstNull(m->t_ptr);
     }
-    if (s->kind == SYM_FN && !s->is_rpc && s->sig) return call_fn(m, e, s);
+    if (s->kind == SYM_FN && s->is_rpc && (e->flags & AST_F_REMOTE)) return cg_rpc_call(m, e);
+    if (s->kind == SYM_FN && s->sig) return call_fn(m, e, s); /* an rpc inside its service: a plain call */
     if ((s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && callee->type && callee->type->kind == TY_FN)
         return call_value(m, e, callee);
-    cg_unsupported(m, e->span, s->is_rpc ? "rpc calls" : "calls to this function");
+    cg_unsupported(m, e->span, "calls to this function");
     return NULL;
 }
 
@@ -531,6 +563,11 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
             LLVMValueRef v = LLVMBuildLoad2(m->b, t, slot, e->name ? e->name : "");
             return s->owner ? cg_coerce(m, v, held, s->type) : v;
         }
+    }
+    if (s && s->kind == SYM_STATE) { /* a service's state: a word of the node's state */
+        LLVMValueRef slot = cg_state_slot(m, s, e->span);
+        if (!slot) return NULL;
+        return cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, slot, e->name ? e->name : ""), s->type);
     }
     if (s && s->kind == SYM_FN && s->sig && !s->is_rpc) {
         /* a named function as a value: a pointer to it */

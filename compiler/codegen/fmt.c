@@ -224,23 +224,14 @@ static void fmt_body(cg_module *m, LLVMValueRef sb, LLVMValueRef w, const sema_t
 }
 
 static LLVMValueRef helper_fn(cg_module *m, const sema_type *t) {
-    for (uint32_t i = 0; i < m->nhelpers; i++)
-        if (m->helpers[i].kind == 'f' && m->helpers[i].t == t) return m->helpers[i].fn;
+    LLVMValueRef known = cg_helper_find(m, 'f', t);
+    if (known) return known;
     char name[48];
     snprintf(name, sizeof name, "oxl.fmt.%u", t->id);
     LLVMTypeRef ps[3] = {sb_ptr(m), m->t_i64, m->t_i64};
     LLVMValueRef f = LLVMAddFunction(m->mod, name, LLVMFunctionType(m->t_void, ps, 3, 0));
     LLVMSetLinkage(f, LLVMInternalLinkage);
-    if (m->nhelpers == m->cap_helpers) {
-        m->cap_helpers = m->cap_helpers ? m->cap_helpers * 2 : 16;
-        cg_helper *h = realloc(m->helpers, m->cap_helpers * sizeof *h);
-        if (!h) {
-            fputs("oxl: out of memory\n", stderr);
-            abort();
-        }
-        m->helpers = h;
-    }
-    m->helpers[m->nhelpers++] = (cg_helper){'f', t, f};
+    cg_helper_add(m, 'f', t, f);
     /* define it now, then return to the function being generated */
     LLVMValueRef save_fn = m->fn;
     LLVMBasicBlockRef save_entry = m->entry, save_bb = LLVMGetInsertBlock(m->b);

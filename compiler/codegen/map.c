@@ -13,7 +13,7 @@ static bool word_key(const sema_type *k) {
 
 /* Union keys: the runtime compares boxes by tag and value; it gets the tags
  * of the String and Bytes members (compared by content) as a constant. */
-static LLVMValueRef union_key_map(cg_module *m, const sema_type *k) {
+LLVMValueRef cg_key_tags(cg_module *m, const sema_type *k, unsigned *count) {
     LLVMValueRef tags[SEMA_MAX_UNION];
     unsigned n = 0;
     for (uint32_t i = 0; i < k->nitems && n < SEMA_MAX_UNION; i++) {
@@ -24,6 +24,7 @@ static LLVMValueRef union_key_map(cg_module *m, const sema_type *k) {
             return NULL;
         }
     }
+    *count = n;
     LLVMValueRef arr = LLVMConstNull(m->t_ptr);
     if (n) {
         LLVMValueRef init = LLVMConstArray(m->t_i64, tags, n);
@@ -38,6 +39,13 @@ static LLVMValueRef union_key_map(cg_module *m, const sema_type *k) {
         }
         arr = LLVMConstBitCast(g, m->t_ptr);
     }
+    return arr;
+}
+
+static LLVMValueRef union_key_map(cg_module *m, const sema_type *k) {
+    unsigned n = 0;
+    LLVMValueRef arr = cg_key_tags(m, k, &n);
+    if (!arr) return NULL;
     LLVMTypeRef ps[2] = {m->t_ptr, m->t_i64};
     LLVMValueRef f = cg_runtime_fn(m, "oxl_map_new_union", m->t_ptr, ps, 2, false);
     LLVMValueRef args[2] = {arr, LLVMConstInt(m->t_i64, n, 0)};

@@ -45,6 +45,25 @@ LLVMValueRef cg_rt_bool(cg_module *m, const char *name, LLVMTypeRef *ps, LLVMVal
 
 LLVMValueRef cg_i64(cg_module *m, int64_t v) { return LLVMConstInt(m->t_i64, (unsigned long long)v, 1); }
 
+LLVMValueRef cg_helper_find(cg_module *m, int kind, const sema_type *t) {
+    for (uint32_t i = 0; i < m->nhelpers; i++)
+        if (m->helpers[i].kind == kind && m->helpers[i].t == t) return m->helpers[i].fn;
+    return NULL;
+}
+
+void cg_helper_add(cg_module *m, int kind, const sema_type *t, LLVMValueRef v) {
+    if (m->nhelpers == m->cap_helpers) {
+        m->cap_helpers = m->cap_helpers ? m->cap_helpers * 2 : 16;
+        cg_helper *h = realloc(m->helpers, m->cap_helpers * sizeof *h);
+        if (!h) {
+            fputs("oxl: out of memory\n", stderr);
+            abort();
+        }
+        m->helpers = h;
+    }
+    m->helpers[m->nhelpers++] = (cg_helper){kind, t, v};
+}
+
 LLVMValueRef cg_cstring(cg_module *m, const char *bytes, size_t len) {
     LLVMValueRef init = LLVMConstStringInContext(m->ctx, bytes, (unsigned)len, 0);
     char name[32];
@@ -97,7 +116,7 @@ char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     int nmods = 0;
     size_t n = strlen("oxl.") + strlen(p) + 1 + strlen(fn->name) + 1;
     for (const sema_scope *sc = s ? s->scope : NULL; sc && nmods < SEMA_MAX_NESTING; sc = sc->parent)
-        if (sc->owner && sc->owner->kind == SYM_MODULE && sc->owner->name) {
+        if (sc->owner && (sc->owner->kind == SYM_MODULE || sc->owner->kind == SYM_SERVICE) && sc->owner->name) {
             mods[nmods++] = sc->owner->name;
             n += strlen(sc->owner->name) + 1;
         }
@@ -175,15 +194,33 @@ static bool fns_of(cg_module *m, const base_vec *items, const sema_pkg *pkg, int
             ok = fns_of(m, &it->list, pkg, pass) && ok;
             continue;
         }
+        if (it->kind == AST_SERVICE) { /* its rpcs and helpers, then its table */
+            ok = fns_of(m, &it->list, pkg, pass) && ok;
+            if (ok) ok = cg_service(m, it, pass);
+            continue;
+        }
         if (it->kind != AST_FN || (it->flags & AST_F_EXTERN) || !it->b || !it->sym) continue;
         ok = (pass == 0 ? declare_fn(m, it, pkg) : cg_function(m, it)) && ok;
     }
     return ok;
 }
 
+/* void oxl.main(): the program's services boot, then main runs. */
+static LLVMValueRef boot_then(cg_module *m, LLVMValueRef oxl_main) {
+    LLVMValueRef boot = cg_boot_services(m);
+    LLVMValueRef f = LLVMAddFunction(m->mod, "oxl.main", LLVMFunctionType(m->t_void, NULL, 0, 0));
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, f, "entry"));
+    cg_call(m, boot, NULL, 0);
+    cg_call(m, oxl_main, NULL, 0);
+    LLVMBuildRetVoid(m->b);
+    return f;
+}
+
 /* main runs as the root task of a real-time scheduler run (oxl_rt_main),
  * so tasks, channels and sleeps work in every program. */
 static void emit_c_main(cg_module *m, LLVMValueRef oxl_main) {
+    oxl_main = boot_then(m, oxl_main);
     LLVMTypeRef pargs[2] = {m->t_i32, LLVMPointerType(m->t_ptr, 0)};
     LLVMValueRef f = LLVMAddFunction(m->mod, "main", LLVMFunctionType(m->t_i32, pargs, 2, 0));
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
@@ -332,5 +369,6 @@ void cg_free(cg_module *m) {
     free(m->locals);
     free(m->boxed);
     free(m->helpers);
+    free(m->services);
     free(m);
 }

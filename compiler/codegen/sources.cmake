@@ -17,6 +17,7 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/map.c
   ${CMAKE_CURRENT_LIST_DIR}/struct.c
   ${CMAKE_CURRENT_LIST_DIR}/methods.c
+  ${CMAKE_CURRENT_LIST_DIR}/service.c
   ${CMAKE_CURRENT_LIST_DIR}/target.c)
 # DWARF line tables and locals (debug.c)
 target_sources(oxlcodegen PRIVATE ${CMAKE_CURRENT_LIST_DIR}/debug.c)

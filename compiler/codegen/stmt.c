@@ -85,6 +85,12 @@ typedef struct place {
 static bool eval_place(cg_module *m, const ast_node *t, place *p) {
     p->at = t->span;
     p->t = t->type;
+    if (t->kind == AST_IDENT && t->sym && ((const sema_sym *)t->sym)->kind == SYM_STATE) {
+        const sema_sym *sym = t->sym; /* a word of the node's state, as a struct field is */
+        p->kind = 'f';
+        p->t = sym->type;
+        return (p->slot = cg_state_slot(m, sym, t->span)) != NULL;
+    }
     if (t->kind == AST_IDENT) {
         const sema_sym *sym = t->sym;
         p->kind = 'l';

@@ -152,9 +152,11 @@ int cg_spawn_wait(char *const argv[], bool show_command) {
 }
 
 bool cg_link(const char *object, const char *const *c_sources, int n_c, const char *include_dir, const char *rt_lib,
-             const char *out, bool show_commands) {
-    enum { FIXED = 16 }; /* every fixed argument below, the NULL included, with room */
-    const char **argv = malloc(((size_t)n_c + FIXED) * sizeof *argv);
+             const char *const *extra_flags, const char *out, bool show_commands) {
+    enum { FIXED = 20 }; /* every fixed argument below, the NULL included, with room */
+    size_t n_extra = 0;
+    while (extra_flags && extra_flags[n_extra]) n_extra++;
+    const char **argv = malloc(((size_t)n_c + n_extra + FIXED) * sizeof *argv);
     if (!argv) {
         fputs("oxl: out of memory\n", stderr);
         return false;
@@ -169,12 +171,15 @@ bool cg_link(const char *object, const char *const *c_sources, int n_c, const ch
     argv[k++] = out;
     argv[k++] = object;
     if (n_c > 0) {
-        /* the package's own C files: built with the runtime's headers */
+        /* the package's own C files: built with the runtime's headers, and
+         * with line tables, so a report can name a line of them */
         argv[k++] = "-O2";
+        argv[k++] = "-g";
         argv[k++] = "-I";
         argv[k++] = include_dir;
         for (int i = 0; i < n_c; i++) argv[k++] = c_sources[i];
     }
+    for (size_t i = 0; i < n_extra; i++) argv[k++] = extra_flags[i];
     argv[k++] = rt_lib;
     argv[k++] = "-lgc";
     argv[k++] = "-lpthread";

@@ -118,24 +118,15 @@ LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t,
 
 /* ---- bodies of their own ---- */
 
-typedef struct fn_state {
-    LLVMValueRef fn;
-    const ast_node *fn_decl;
-    LLVMBasicBlockRef entry, at;
-    cg_local *locals;
-    uint32_t nlocals, cap_locals;
-    cg_loop *loop;
-} fn_state;
-
-static void save_fn(cg_module *m, fn_state *st) {
-    *st = (fn_state){m->fn, m->fn_decl, m->entry, LLVMGetInsertBlock(m->b), m->locals, m->nlocals, m->cap_locals,
-                     m->loop};
+void cg_fn_save(cg_module *m, cg_fn_state *st) {
+    *st = (cg_fn_state){m->fn, m->fn_decl, m->entry, LLVMGetInsertBlock(m->b), m->locals, m->nlocals, m->cap_locals,
+                        m->loop};
     m->locals = NULL;
     m->nlocals = m->cap_locals = 0;
     m->loop = NULL;
 }
 
-static void restore_fn(cg_module *m, const fn_state *st) {
+void cg_fn_restore(cg_module *m, const cg_fn_state *st) {
     free(m->locals);
     m->fn = st->fn;
     m->fn_decl = st->fn_decl;
@@ -220,8 +211,8 @@ static LLVMValueRef new_env(cg_module *m, uint32_t n, LLVMValueRef *words) {
 LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, const ast_node *block,
                               const sema_type *result) {
     (void)result;
-    fn_state st;
-    save_fn(m, &st);
+    cg_fn_state st;
+    cg_fn_save(m, &st);
     LLVMValueRef f = LLVMAddFunction(m->mod, name, fnty);
     LLVMSetLinkage(f, LLVMInternalLinkage);
     m->fn = f;
@@ -231,7 +222,7 @@ LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, 
     cg_task_prepare(m, block);
     bool ok = cg_block(m, block);
     if (ok) finish_body(m);
-    restore_fn(m, &st);
+    cg_fn_restore(m, &st);
     return ok ? f : NULL;
 }
 
@@ -286,8 +277,8 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     LLVMTypeRef ps[1] = {m->t_ptr};
     LLVMTypeRef body_ty = LLVMFunctionType(res, ps, 1, 0);
     char *name = spawn_name(m, "spawn");
-    fn_state st;
-    save_fn(m, &st);
+    cg_fn_state st;
+    cg_fn_save(m, &st);
     LLVMValueRef body = LLVMAddFunction(m->mod, name, body_ty);
     free(name);
     LLVMSetLinkage(body, LLVMInternalLinkage);
@@ -320,7 +311,7 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     free(caps.items);
     bool ok = cg_block(m, e->b);
     if (ok) finish_body(m);
-    restore_fn(m, &st);
+    cg_fn_restore(m, &st);
     if (!ok) return NULL;
 
     /* the thunk: the body's result as a word */
@@ -337,12 +328,43 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     return go(m, thunk, env, e->span);
 }
 
+/* spawn Service.rpc(x, to: n): the arguments, deadline and node are
+ * evaluated now, the remote call is made in the new task. */
+static LLVMValueRef spawn_remote(cg_module *m, const ast_node *e) {
+    const ast_node *c = e->a;
+    uint32_t n = ((const sema_sym *)c->a->sym)->sig->nparams;
+    LLVMValueRef vals[SEMA_MAX_PARAMS + 3];
+    if (!cg_rpc_args(m, c, vals, &vals[n], &vals[n + 1])) return NULL;
+    LLVMValueRef words;
+    LLVMValueRef env = new_env(m, n + 2, &words);
+    for (uint32_t i = 0; i < n + 2; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));
+    char *name = spawn_name(m, "thunk");
+    cg_fn_state st;
+    cg_fn_save(m, &st);
+    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
+    free(name);
+    LLVMSetLinkage(thunk, LLVMInternalLinkage);
+    m->fn = thunk;
+    m->fn_decl = NULL;
+    m->entry = LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry");
+    LLVMPositionBuilderAtEnd(m->b, m->entry);
+    LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
+    LLVMValueRef args[SEMA_MAX_PARAMS + 3];
+    for (uint32_t i = 0; i < n + 2; i++)
+        args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), ""), LLVMTypeOf(vals[i]));
+    LLVMValueRef r = cg_rpc_invoke(m, c, args, args[n], args[n + 1]);
+    if (r) LLVMBuildRet(m->b, to_word(m, r));
+    cg_fn_restore(m, &st);
+    return r ? go(m, thunk, env, e->span) : NULL;
+}
+
 /* spawn f(x, y): the arguments (positional, labelled, defaults; in the
  * order written) are evaluated now, the call runs in the new task. */
 static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     const ast_node *c = e->a;
     const sema_sym *s = c->a ? c->a->sym : NULL;
-    if (!c->a || !s || s->kind != SYM_FN || s->is_extern || s->is_rpc || !s->sig || !s->decl) {
+    if (s && s->kind == SYM_FN && s->is_rpc && s->sig && (c->flags & AST_F_REMOTE)) return spawn_remote(m, e);
+    if (!c->a || !s || s->kind != SYM_FN || s->is_extern || !s->sig || !s->decl) {
         cg_unsupported(m, e->span, "spawn of this call (spawn a function of the program, or a block)");
         return NULL;
     }

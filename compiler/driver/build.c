@@ -272,6 +272,9 @@ static void dump_tokens(driver *dr, const base_source *src) {
 #ifndef OXL_RUNTIME_LIB
 #define OXL_RUNTIME_LIB "liboxlrt.a"
 #endif
+#ifndef OXL_FENCE_LINK_FLAG
+#error "OXL_FENCE_LINK_FLAG: the fence's -Wl,--wrap= flag (runtime/CMakeLists.txt) is not defined"
+#endif
 
 /* The runtime library: see driver/paths.h (NULL when OXL_RUNTIME is bad). */
 static const char *runtime_lib(char *buf, size_t cap) { return drv_runtime_lib(buf, cap, OXL_RUNTIME_LIB); }
@@ -352,8 +355,13 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
         nc = 0;
     }
     char inc[DRIVER_MAX_PATH];
+    /* A test binary gets the fence's wrappers (docs/testing.md, "The
+     * fence"), and its C files no sibling calls, so a fenced call in tail
+     * position still names its own caller; `oxl build` and `oxl run` link
+     * without either. */
+    static const char *const fence_flags[] = {"-fno-optimize-sibling-calls", OXL_FENCE_LINK_FLAG, NULL};
     ok = ok && cg_link(obj, (const char *const *)c_files, nc, drv_include_dir(inc, sizeof inc, OXL_INCLUDE_DIR), rt_lib,
-                       out, breq->show_cmds);
+                       breq->tests ? fence_flags : NULL, out, breq->show_cmds);
     free_list(c_files, nc);
     unlink(obj);
     if (!ok) {

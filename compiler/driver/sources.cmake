@@ -50,7 +50,8 @@ endif()
 if(OXL_HAVE_SEMA AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/codegen/sources.cmake)
   include(${CMAKE_CURRENT_SOURCE_DIR}/codegen/sources.cmake)
   target_link_libraries(oxl PRIVATE oxlcodegen)
-  target_compile_definitions(oxl PRIVATE OXL_HAVE_CODEGEN=1 OXL_RUNTIME_LIB="$<TARGET_FILE:oxlrt>")
+  target_compile_definitions(oxl PRIVATE OXL_HAVE_CODEGEN=1 OXL_RUNTIME_LIB="$<TARGET_FILE:oxlrt>"
+                             OXL_FENCE_LINK_FLAG="${OXL_FENCE_LINK_FLAG}")
   add_dependencies(oxl oxlrt)
   # oxl test (docs/testing.md), with build.c's test binary builder
   target_sources(oxl PRIVATE ${OXL_TEST_RUNNER_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_build.c)

@@ -104,6 +104,7 @@ enum {
     AST_F_INCLUSIVE = 1 << 2,
     AST_F_CLUSTER = 1 << 3,
     AST_F_PUB = 1 << 4,
+    AST_F_REMOTE = 1 << 5, /* set by sema: a call of Service.rpc from outside the service */
 };
 
 struct sema_type;

@@ -174,12 +174,13 @@ static void spread_range_arg(sema_ctx *c, ast_node *call, uint32_t i, const sema
 }
 
 /* Positional arguments first, then labelled ones in any order; a label
- * names any parameter. `deadline:` is the extra label of remote calls. */
+ * names any parameter. `deadline:` and `to:` are the extra labels of
+ * remote calls. */
 sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline,
                                 uint32_t first_arg) {
     uint32_t n = sig->nparams;
     ast_node **given = base_alloc(c->arena, sizeof(ast_node *) * (n ? n : 1));
-    bool seen_named = false, seen_deadline = false;
+    bool seen_named = false, seen_deadline = false, seen_to = false;
     uint32_t pos = 0;
     char what[160];
     for (uint32_t i = first_arg; i < call->list.len; i++) {
@@ -223,9 +224,17 @@ sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig
                 a->type = sema_check_value(c, a->a, c->t_duration, "deadline");
                 continue;
             }
-            if (a->name == c->n_deadline)
+            if (allow_deadline && a->name == c->n_to) {
+                if (seen_to)
+                    diag_report(c->d, DIAG_ERROR, name_at(a), "argument 'to' is given more than once");
+                seen_to = true;
+                a->type = sema_check_value(c, a->a, c->t_string, "to");
+                continue;
+            }
+            if (a->name == c->n_deadline || a->name == c->n_to)
                 diag_report(c->d, DIAG_ERROR, name_at(a),
-                            "deadline: applies only to a remote rpc call (Service.rpc(...) from outside the service)");
+                            "%s: applies only to a remote rpc call (Service.rpc(...) from outside the service)",
+                            a->name);
             else
                 diag_report(c->d, DIAG_ERROR, name_at(a), "unknown argument label '%s': %s has no parameter '%s'",
                             a->name, sig->what, a->name);
@@ -471,6 +480,7 @@ static sema_type *call_rpc(sema_ctx *c, ast_node *e, sema_sym *svc) {
     sema_type *r = sema_check_call_args(c, e, m->sig, !inside, 0);
     if (inside)
         return r; /* a call within the service is a plain local call */
+    e->flags |= AST_F_REMOTE;
     return ty_union2(c, r, c->t_rpc_error);
 }
 

@@ -38,7 +38,7 @@ static void restore(sema_ctx *c, saved v) {
 /* ---- types written in the source ---- */
 
 /* Resolves a dotted name ("net.Foo") through modules. */
-static sema_sym *lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported) {
+sema_sym *sema_lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported) {
     const char *p = dotted;
     sema_sym *s = NULL;
     while (*p) {
@@ -81,7 +81,7 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
     switch (t->kind) {
     case AST_TYPE_NAME: {
         bool reported = false;
-        sema_sym *s = t->name ? lookup_dotted(c, t->name, t->span, &reported) : NULL;
+        sema_sym *s = t->name ? sema_lookup_dotted(c, t->name, t->span, &reported) : NULL;
         if (!s) {
             if (!reported)
                 diag_report(c->d, DIAG_ERROR, t->span, "unknown type '%s'", t->name ? t->name : "?");
@@ -264,10 +264,10 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
     if (s->is_rpc) {
         for (uint32_t i = 0; i < np; i++) {
             ast_node *p = d->list.items[i];
-            if (p->name == c->n_deadline)
+            if (p->name == c->n_deadline || p->name == c->n_to)
                 diag_report(c->d, DIAG_ERROR, name_at(p),
-                            "an rpc parameter cannot be named 'deadline': callers use deadline: for the call's "
-                            "deadline");
+                            "an rpc parameter cannot be named '%s': callers use %s: for the call's %s", p->name,
+                            p->name, p->name == c->n_to ? "target node" : "deadline");
             if (!ty_sendable(sig->params[i].type, 0))
                 diag_report(c->d, DIAG_ERROR, p->a ? p->a->span : p->span,
                             "rpc parameter type %s cannot be sent between nodes", ty_str(c, sig->params[i].type));
@@ -619,40 +619,7 @@ static void check_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
     }
 }
 
-static void check_cluster(sema_ctx *c, ast_node *it) {
-    sema_ptrset roles = {0}; /* role names are interned */
-    for (uint32_t i = 0; i < it->list.len; i++) {
-        ast_node *r = it->list.items[i];
-        if (r->kind != AST_ROLE) {
-            diag_report(c->d, DIAG_ERROR, r->span, "a cluster holds only `role name: Service` lines");
-            continue;
-        }
-        if (r->name && !sema_ptrset_add(c, &roles, r->name))
-            diag_report(c->d, DIAG_ERROR, name_at(r), "role '%s' is declared twice in cluster '%s'", r->name,
-                        it->name);
-        ast_node *tn = r->a;
-        if (!tn || !tn->name) {
-            DIAG_INTERNAL(c->d, "role without a service name");
-            continue;
-        }
-        bool reported = false;
-        sema_sym *s = lookup_dotted(c, tn->name, tn->span, &reported);
-        if (!s) {
-            if (!reported)
-                diag_report(c->d, DIAG_ERROR, tn->span, "unknown service '%s'", tn->name);
-            continue;
-        }
-        if (s->kind != SYM_SERVICE) {
-            diag_report(c->d, DIAG_ERROR, tn->span, "role '%s' needs a service, but '%s' is a %s", r->name,
-                        tn->name, sym_kind_name(s));
-            continue;
-        }
-        r->sym = s;
-        tn->sym = s;
-    }
-}
-
-static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests) {
+static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests_seen) {
     for (uint32_t i = 0; i < items->len; i++) {
         ast_node *it = items->items[i];
         sema_sym *s = it->sym;
@@ -680,7 +647,7 @@ static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests) {
             if (s) {
                 sema_scope *saved_scope = c->scope;
                 c->scope = s->members;
-                check_items(c, &it->list, tests);
+                check_items(c, &it->list, tests_seen);
                 c->scope = saved_scope;
             }
             break;
@@ -689,10 +656,10 @@ static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests) {
                 check_service(c, it, s);
             break;
         case AST_CLUSTER:
-            check_cluster(c, it);
+            sema_check_cluster(c, it);
             break;
         case AST_TEST:
-            sema_check_test(c, it, tests);
+            sema_check_test(c, it, tests_seen);
             break;
         default:
             break;
@@ -755,13 +722,13 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
         resolve_types(c, &f->list);
     }
     /* 4: bodies */
-    sema_pkg_tests tests = {0};
+    sema_pkg_tests tests_seen = {0};
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
         if (!f || f->kind != AST_FILE)
             continue;
         c->scope = p->file_scopes.items[i];
-        check_items(c, &f->list, &tests);
+        check_items(c, &f->list, &tests_seen);
     }
     p->state = RS_DONE;
     c->pkg = outer_pkg;
@@ -826,6 +793,7 @@ sema_program *sema_check_package(base_arena *arena, base_names *names, diag_sink
     c->prog = base_alloc(arena, sizeof *c->prog);
     c->n_underscore = intern_str(c, "_");
     c->n_deadline = intern_str(c, "deadline");
+    c->n_to = intern_str(c, "to");
     c->n_nodes = intern_str(c, "nodes");
     c->n_roles = intern_str(c, "roles");
     c->n_now = intern_str(c, "now");

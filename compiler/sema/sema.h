@@ -176,15 +176,18 @@ struct sema_pkg {
     bool is_root;
 };
 
+/* A simulated node of a sim test: its name and the roles it serves. */
+typedef struct sema_node {
+    const char *name;              /* "api-0", "n2" (interned) */
+    base_vec roles;                /* AST_ROLE nodes: name is the role, sym its service */
+} sema_node;
+
 /* A test as codegen needs it. */
 typedef struct sema_test {
     ast_node *decl;
     bool sim;
     int64_t seed_first, seed_last; /* inclusive */
-    int64_t nodes;                 /* with cluster(nodes:), 0 when absent */
-    base_vec roles;                /* with cluster(roles:): AST_STRING nodes, every node serves each;
-                                      without the clause (nodes 0): the first cluster's AST_ROLE
-                                      nodes, one node <role>-0 each */
+    base_vec layout;               /* sim: sema_node*, the body on the first (layout.c) */
 } sema_test;
 
 struct sema_program {

@@ -53,7 +53,7 @@ typedef struct sema_ctx {
     bool const_work_reported;
 
     /* interned names used by the checker */
-    const char *n_underscore, *n_deadline, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;
+    const char *n_underscore, *n_deadline, *n_to, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;
 } sema_ctx;
 
 /* ---- types.c ---- */
@@ -92,6 +92,35 @@ bool sema_name_is_blank(const char *name);
 
 /* ---- items.c ---- */
 bool sema_resolve_sym(sema_ctx *c, sema_sym *s);
+/* Resolves a dotted name ("net.Foo") through modules; NULL when unknown
+ * (*reported when it said why). */
+sema_sym *sema_lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported);
+
+/* ---- layout.c ---- */
+/* A map from pointers (interned names, nodes) to values: open addressing
+ * on the address, for lookup only, never iterated (no order may depend on
+ * an address). Zeroed to start. */
+typedef struct sema_ptrmap {
+    const void **keys;
+    void **vals;
+    uint32_t len, cap;
+} sema_ptrmap;
+
+/* Adds key -> val unless key is there; false when it was (val not set). */
+bool sema_ptrmap_add(sema_ctx *c, sema_ptrmap *m, const void *key, void *val);
+void *sema_ptrmap_get(const sema_ptrmap *m, const void *key);
+
+/* What checking one package's tests has indexed (zeroed to start), so
+ * that n tests cost O(n), not O(n * items). */
+typedef struct sema_pkg_tests {
+    sema_ptrmap names;       /* the tests' names, interned */
+    sema_ptrmap roles;       /* interned role name -> its first AST_ROLE in the package's clusters */
+    ast_node *first_cluster;
+    bool scanned;            /* roles and first_cluster are filled */
+} sema_pkg_tests;
+
+void sema_check_cluster(sema_ctx *c, ast_node *it);
+void sema_check_test(sema_ctx *c, ast_node *t, sema_pkg_tests *seen);
 sema_type *sema_resolve_type(sema_ctx *c, ast_node *t);
 sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed);
 
@@ -109,27 +138,6 @@ const char *sema_op_text(int op);
 /* ---- builtins.c ---- */
 sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name);
 const char *sema_builtin_methods_of(const sema_type *recv);
-
-/* ---- tests.c ---- */
-/* A set of pointers (interned names): open addressing on the address, for
- * lookup only, never iterated. Zeroed to start. */
-typedef struct sema_ptrset {
-    const void **slots;
-    uint32_t len, cap;
-} sema_ptrset;
-
-/* Adds p; false when it was there already. */
-bool sema_ptrset_add(sema_ctx *c, sema_ptrset *s, const void *p);
-
-/* What checking one package's tests has indexed (zeroed to start). */
-typedef struct sema_pkg_tests {
-    sema_ptrset names;       /* the tests' names, interned */
-    sema_ptrset roles;       /* role names of the package's clusters */
-    ast_node *first_cluster;
-    bool scanned;            /* roles and first_cluster are filled */
-} sema_pkg_tests;
-
-void sema_check_test(sema_ctx *c, ast_node *t, sema_pkg_tests *seen);
 
 /* ---- check_stmt.c ---- */
 bool sema_check_block(sema_ctx *c, ast_node *block, bool new_scope);

@@ -5,6 +5,9 @@
 # inside the directory, so panics say "at main.oxl:<line>"), expected_stdout, expected_status
 # and expected_stderr_contains (a text that stderr must contain), required
 # when the expected status is not 0.
+# Optional: env, one line per variable: VAR=value sets it, -VAR unsets it.
+# Every run gets a fresh empty OXL_DATA_DIR (std.store's files), which env
+# may override.
 # Every case runs with `oxl run` at -O0 and at -O2; then its object is built
 # twice with `oxl build -c` and compared with cmp (byte-identical output).
 oxl=$1
@@ -31,7 +34,21 @@ for dir in "$@"; do
     name=$(basename "$dir")
     want_status=$(cat "$dir/expected_status")
     for opt in -O0 -O2; do
-        (cd "$dir" && "$oxl" run main.oxl $opt) >"$tmp/out" 2>"$tmp/err"
+        rm -rf "$tmp/data" && mkdir "$tmp/data" || exit 1
+        (
+            cd "$dir" || exit 99
+            export OXL_DATA_DIR="$tmp/data"
+            if [ -f env ]; then
+                while IFS= read -r kv; do
+                    case $kv in
+                    '') ;;
+                    -*) unset "${kv#-}" ;;
+                    *) export "${kv?}" ;;
+                    esac
+                done <env
+            fi
+            exec "$oxl" run main.oxl $opt
+        ) >"$tmp/out" 2>"$tmp/err"
         status=$?
         why=""
         if [ -z "$want_status" ]; then

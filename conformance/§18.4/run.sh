@@ -16,6 +16,8 @@
 #   reproduce         optional, empty: the printed `reproduce: oxl test ...`
 #                     command is run as well and must exit with the same
 #                     status and print the same `seed N failed` line
+#   run_stdout        optional: `oxl run .` of the package (its fn main) must
+#                     exit with status 0 and print exactly this
 # The case is copied to a scratch directory and run from there as `.`, so
 # the failing-seed file it may leave never touches the source tree.
 oxl=$1
@@ -37,6 +39,7 @@ count=0
 for dir in "$@"; do
     count=$((count + 1))
     [ -f "$dir/reproduce" ] && count=$((count + 1))
+    [ -f "$dir/run_stdout" ] && count=$((count + 1))
 done
 echo "1..$count"
 i=0
@@ -104,6 +107,18 @@ for dir in "$@"; do
         ok "$name"
     else
         not_ok "$name" "$why" "output:" "$(head -c 2000 "$tmp/out")"
+    fi
+
+    if [ -f "$dir/run_stdout" ]; then
+        (cd "$work" && exec "$oxl" run .) >"$tmp/run_out" 2>"$tmp/run_err"
+        run_status=$?
+        if [ "$run_status" != 0 ]; then
+            not_ok "$name oxl run" "oxl run .: exit status $run_status, expected 0" "$(head -c 2000 "$tmp/run_err")"
+        elif ! cmp -s "$tmp/run_out" "$dir/run_stdout"; then
+            not_ok "$name oxl run" "oxl run .: stdout differs from run_stdout" "$(head -c 2000 "$tmp/run_out")"
+        else
+            ok "$name oxl run"
+        fi
     fi
 
     [ -f "$dir/reproduce" ] || continue

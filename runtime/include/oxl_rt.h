@@ -71,6 +71,10 @@ void *oxl_alloc(size_t size);
 /* Collected memory that the collector does not scan (bytes, numbers). Not
  * zeroed. */
 void *oxl_alloc_atomic(size_t size);
+/* Zeroed memory the collector scans but never frees, for C-owned tables
+ * of OxL values (a service's per-node state): freed by oxl_free_root. */
+void *oxl_alloc_root(size_t size);
+void oxl_free_root(void *p);
 
 /* ---- panics ---------------------------------------------------------------- */
 typedef const struct oxl_str_obj *oxl_string;

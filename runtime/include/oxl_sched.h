@@ -62,6 +62,8 @@ typedef struct oxl_sched_options {
                                     passed since the start, so sleeps take real time and the
                                     schedule is the one virtual time would give (no time limit) */
     size_t tail_events;          /* on failure, keep the last this many trace events in the result */
+    FILE *nodes_debug;           /* one line per boot, crash, rpc call, reply and message drop
+                                    goes here (OXL_SIM_NODES_DEBUG=1 in a test binary); NULL = none */
 } oxl_sched_options;
 
 typedef enum oxl_sched_status {
@@ -103,6 +105,7 @@ int oxl_sched_exit_status(const oxl_sched_result *r, FILE *report_to);
 
 /* ---- tasks ------------------------------------------------------------------ */
 oxl_task *oxl_spawn_at(oxl_task_fn fn, void *arg, const char *file, int line);
+/* Also callable from a World callback of the run (a node hook). */
 oxl_task *oxl_spawn_on_node_at(oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line);
 #define oxl_spawn(fn, arg) oxl_spawn_at((fn), (arg), __FILE__, __LINE__)
 #define oxl_spawn_on_node(node, fn, arg) oxl_spawn_on_node_at((node), (fn), (arg), __FILE__, __LINE__)
@@ -130,6 +133,13 @@ void oxl_sleep_at(oxl_dur_ns d, const char *file, int line);
 oxl_time_ns oxl_now(void);   /* the current node's clock (virtual, possibly skewed) */
 /* True inside a run in real-time mode. */
 bool oxl_sched_is_real_time(void);
+/* True on the thread of a running scheduler, false outside any run. Unlike
+ * the calls above it may be made from anywhere: code that also runs
+ * without a scheduler (std.time, std.store) asks it first. */
+bool oxl_sched_active(void);
+/* A number per oxl_sched_run of this thread, 1 for the first, never reused
+ * (0 outside a run): a cache can tell one run from the next. */
+uint64_t oxl_sched_run_id(void);
 uint64_t oxl_rand(void);     /* the program's seeded stream */
 /* clock.advance / clock.set: sleep until then. Setting a past time panics. */
 void oxl_clock_advance_at(oxl_dur_ns d, const char *file, int line);
@@ -139,7 +149,7 @@ void oxl_clock_set_at(oxl_time_ns t, const char *file, int line);
 /* Ends the whole run: status PANICKED, report "panic: <message>" and the place. */
 void oxl_panic_at(const char *file, int line, const char *fmt, ...) OXL_PRINTF(3, 4) __attribute__((noreturn));
 #define oxl_panic(...) oxl_panic_at(__FILE__, __LINE__, __VA_ARGS__)
-oxl_world *oxl_sched_world(void);
+oxl_world *oxl_sched_world(void); /* also from a World callback of the run */
 
 /* ---- channels ------------------------------------------------------------------ */
 #define OXL_CHAN_UNBOUNDED SIZE_MAX
@@ -151,6 +161,13 @@ typedef enum oxl_chan_status {
 /* cap 0 = unbuffered (a send waits for its receiver), OXL_CHAN_UNBOUNDED = never
  * full. Elements are elem_size bytes, copied in and out. Freed at run end. */
 oxl_chan *oxl_chan_new(size_t cap, size_t elem_size);
+/* A send that never blocks, from a task or from a World callback (a node
+ * hook): hands elem to a waiting receiver or buffers it. False, and
+ * nothing sent, when the channel is closed or would make the sender wait. */
+bool oxl_chan_offer(oxl_chan *c, const void *elem);
+/* A receive that never blocks, likewise: true with *elem when a value was
+ * buffered or a sender waited; false (nothing taken) otherwise. */
+bool oxl_chan_poll(oxl_chan *c, void *elem);
 oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file, int line);
 oxl_chan_status oxl_chan_recv_at(oxl_chan *c, void *elem, const char *file, int line);
 #define oxl_chan_send(c, elem) oxl_chan_send_at((c), (elem), __FILE__, __LINE__)
@@ -216,6 +233,9 @@ typedef struct oxl_node_config {
     size_t nroles;
     oxl_task_fn boot;            /* optional: run in a task of the node at every boot */
     void *boot_arg;
+    bool panic_crashes;          /* a panic in a task of this node crashes the node (as a real
+                                    process dies) instead of ending the run; the run then fails
+                                    at its end with that panic (oxl_sched_run) */
 } oxl_node_config;
 
 /* Makes a logical node and its World node; it boots at once. NULL and a
@@ -241,6 +261,34 @@ void oxl_node_restart(oxl_node *n);
  * registry (use the address of a static object); it is used for lookup only,
  * never for ordering. */
 void *oxl_node_local(const void *key, size_t size, void (*init)(void *obj));
+/* The same with a finalizer, run when the registry is dropped (a crash, the
+ * run's end) before its memory is freed. */
+void *oxl_node_local_fini(const void *key, size_t size, void (*init)(void *obj), void (*fini)(void *obj));
+/* A registry of the whole run, whatever the calling task's node: made on
+ * first use, finalized and freed when the run ends. Callable from a task
+ * or from a World callback of the run. */
+void *oxl_run_local(const void *key, size_t size, void (*init)(void *obj), void (*fini)(void *obj));
+
+/* Hooks of a node, for the layer that carries messages between NodeStates
+ * (runtime/src/rpc/). Both run outside any task (World callbacks): they
+ * must not block; they may spawn with oxl_spawn_on_node_at and send with
+ * oxl_chan_offer. message gets every World delivery to the node; crash
+ * runs when the node dies (a kill, a restart, a panic of one of its tasks
+ * under panic_crashes) before its tasks are cancelled and its registries
+ * dropped. A node has one set of hooks; they outlive its incarnations. */
+typedef struct oxl_node_hooks {
+    void (*message)(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg);
+    void (*crash)(oxl_node *n, void *arg);
+    void *arg;
+} oxl_node_hooks;
+void oxl_node_set_hooks(oxl_node *n, const oxl_node_hooks *hooks); /* NULL removes them */
+/* While the crash hook of a node that panicked runs: true, with the id of
+ * the task that panicked and the panic's report ("panic: ...\n  at ..."). */
+bool oxl_node_panic_info(const oxl_node *n, uint64_t *task_id, const char **report);
+/* Each node in creation order: first with NULL, then with the previous. */
+oxl_node *oxl_node_next(const oxl_node *prev);
+/* The stream of the sink given in oxl_sched_options.nodes_debug, or NULL. */
+FILE *oxl_sched_nodes_debug(void);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

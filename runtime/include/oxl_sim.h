@@ -183,6 +183,9 @@ int oxl_net_partition(oxl_world *w, const oxl_node_id *a, size_t na,
 /* Isolates one node from every other node. */
 int oxl_net_isolate(oxl_world *w, oxl_node_id n, oxl_dur_ns for_d);
 int oxl_net_block(oxl_world *w, oxl_node_id from, oxl_node_id to); /* one way */
+/* Cuts from -> to only, for the given duration (0 = until oxl_net_heal,
+ * as oxl_net_block). */
+int oxl_net_block_for(oxl_world *w, oxl_node_id from, oxl_node_id to, oxl_dur_ns for_d);
 void oxl_net_heal(oxl_world *w); /* lifts every partition and block */
 bool oxl_net_is_blocked(const oxl_world *w, oxl_node_id from, oxl_node_id to);
 
@@ -217,6 +220,10 @@ int oxl_disk_get(oxl_disk *d, const char *key, const void **val, size_t *len);
 int oxl_disk_sync(oxl_disk *d);
 size_t oxl_disk_unsynced(const oxl_disk *d);
 size_t oxl_disk_key_count(const oxl_disk *d);
+/* The i-th key of the current view in bytewise (strcmp) order, for
+ * i < oxl_disk_key_count(d); NULL past the end or for a NULL disk. Valid
+ * until the next write to this disk. */
+const char *oxl_disk_key_at(const oxl_disk *d, size_t i);
 /* The disk of a node, up or down (test harnesses inspect durable state). */
 oxl_disk *oxl_world_disk(oxl_world *w, oxl_node_id n);
 const char *oxl_disk_strerror(int err);
@@ -242,6 +249,8 @@ typedef enum oxl_event_kind {
     OXL_EV_TIMER, OXL_EV_CALL, OXL_EV_NOTE, OXL_EV_FAIL,
     OXL_EV_SKEW, OXL_EV_DISK, OXL_EV_NETCONF,
     OXL_EV_TASK, /* the task scheduler: a task runs, is spawned, ends, wakes */
+    OXL_EV_RPC,  /* a remote call's step (runtime/src/rpc/): label says which ("call S.m",
+                    "reply S.m", ...), peer is the other node, arg the call id */
 } oxl_event_kind;
 
 typedef struct oxl_trace_event {
@@ -261,6 +270,16 @@ uint64_t oxl_world_trace_count(const oxl_world *w); /* events recorded so far */
  * false when index is outside the window. */
 bool oxl_world_trace_event(const oxl_world *w, uint64_t index, oxl_trace_event *out);
 size_t oxl_world_trace_format(const oxl_world *w, const oxl_trace_event *ev, char *buf, size_t cap);
+/* A function that sees every event as it is recorded (a debug printer):
+ * it must not change the world. NULL removes it. */
+typedef void (*oxl_trace_hook)(const oxl_world *w, const oxl_trace_event *ev, void *arg);
+void oxl_world_set_trace_hook(oxl_world *w, oxl_trace_hook fn, void *arg);
+/* A label of the world's trace for text (interned: the same text gives the
+ * same label, in first-use order, so labels are deterministic). */
+uint32_t oxl_world_label(oxl_world *w, const char *text);
+/* Records a step of a remote call of node c: label names it ("call
+ * Storage.reserve"), peer is the other end, id the call id (in the hash). */
+void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label);
 /* Writes the last n retained events, one per line. */
 void oxl_world_trace_render(const oxl_world *w, size_t n, FILE *out);
 /* Where two runs of the same scenario part ways: returns the index of the
@@ -291,11 +310,31 @@ typedef enum oxl_lin_verdict {
     OXL_LIN_UNKNOWN = 2,   /* the budget ran out first */
 } oxl_lin_verdict;
 
+#define OXL_NO_OP ((oxl_op_id)UINT32_MAX) /* no operation */
+
 typedef struct oxl_lin_result {
     oxl_lin_verdict verdict;
     uint64_t key;      /* the failing (or undecided) key */
     uint64_t explored; /* search states visited in all */
     char *report;      /* malloc'd text: the smallest failing key history; NULL when OK */
+    /* A violation's witness: the operations the report names (malloc'd, in
+     * invoke order; NULL otherwise), all invoked before first_failure
+     * completed. Taken as they stood when witness_end completed: a
+     * completion after that counts as unknown (failed ops are left out
+     * whenever they fail). The witness is not
+     * linearizable, and when witness_minimal, removing any one of its
+     * operations leaves a linearizable history. witness_needs_initial: it
+     * fails only from `initial` (else from any starting value). */
+    oxl_op_id *witness;
+    size_t witness_len;
+    oxl_op_id witness_end;      /* the op whose completion ends the witness's own
+                                   shortest failing prefix; OXL_NO_OP when shrinking
+                                   gave up first */
+    oxl_op_id first_failure;    /* the op whose completion ends the shortest failing
+                                   prefix of the key's whole history: usually
+                                   witness_end (OXL_NO_OP when not found) */
+    bool witness_needs_initial;
+    bool witness_minimal;
 } oxl_lin_result;
 
 /* Checks that the history of every key is linearizable for a register

@@ -35,6 +35,7 @@ void oxl_std_test_disk_fail(oxl_string node, int64_t write_permille, int64_t syn
 int64_t oxl_std_test_clock_now(void);
 void oxl_std_test_clock_advance(int64_t d);
 void oxl_std_test_clock_set(int64_t t);
+void oxl_std_test_clock_skew(oxl_string node, int64_t by);
 
 int64_t oxl_std_test_sim_seed(void);
 int64_t oxl_std_test_sim_rand(void);
@@ -42,6 +43,8 @@ void oxl_std_test_sim_note(oxl_string msg);
 int64_t oxl_std_test_sim_traceHash(void);
 
 oxl_list oxl_std_test_cluster_nodes(void);
+oxl_string oxl_std_test_cluster_self(void);
+oxl_string oxl_std_test_cluster_callerName(void);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

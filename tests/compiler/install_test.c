@@ -47,7 +47,8 @@ int main(int argc, char **argv) {
     free(out);
     static const char *const files[] = {"bin/oxl", "lib/oxl/liboxlrt.a", "include/oxl/oxl_rt.h",
                                         "include/oxl/oxl_sched.h", "share/oxl/std/time/time.oxl",
-                                        "share/oxl/std/test/test.oxl"};
+                                        "share/oxl/std/test/test.oxl", "share/oxl/std/store/store.oxl",
+                                        "include/oxl/oxl_std_store.h"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(path, sizeof path, "%s/p/%s", prefix, files[i]);
         tap_ok(cmd_exists(path), "installed %s", files[i]);

@@ -25,11 +25,18 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/sema/sources.cmake)
   set(OXL_FUZZ_DEFS OXL_HAVE_SEMA=1)
 endif()
 
-add_executable(fuzz_frontend_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_frontend.c)
+add_executable(fuzz_frontend_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_frontend.c
+               ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_replay.c)
 target_link_libraries(fuzz_frontend_replay PRIVATE oxlfront)
-target_compile_definitions(fuzz_frontend_replay PRIVATE OXL_FUZZ_REPLAY=1 ${OXL_FUZZ_DEFS})
+target_compile_definitions(fuzz_frontend_replay PRIVATE ${OXL_FUZZ_DEFS})
 add_test(NAME fuzz_smoke COMMAND fuzz_frontend_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
 set_tests_properties(fuzz_smoke PROPERTIES LABELS "fuzz-smoke" TIMEOUT 120)
+
+# The rpc wire reader, fuzzed the same two ways (tests/fuzz/fuzz_wire.c).
+add_executable(fuzz_wire_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_wire.c ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_replay.c)
+target_link_libraries(fuzz_wire_replay PRIVATE oxlrt)
+add_test(NAME fuzz_wire_smoke COMMAND fuzz_wire_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/wire_corpus)
+set_tests_properties(fuzz_wire_smoke PROPERTIES LABELS "fuzz-smoke;rpc" TIMEOUT 120)
 
 # The real fuzzer: cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DOXL_FUZZ=ON
 # (oxlfront is then instrumented too: compiler/driver/sources.cmake).
@@ -39,4 +46,10 @@ if(OXL_FUZZ)
   target_compile_definitions(fuzz_frontend PRIVATE ${OXL_FUZZ_DEFS})
   target_compile_options(fuzz_frontend PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_options(fuzz_frontend PRIVATE -fsanitize=fuzzer,address,undefined)
+  # wire.c compiled into the target, so the fuzzer sees its branches
+  add_executable(fuzz_wire ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_wire.c ${PROJECT_SOURCE_DIR}/runtime/src/rpc/wire.c)
+  target_include_directories(fuzz_wire PRIVATE ${PROJECT_SOURCE_DIR}/runtime/src)
+  target_link_libraries(fuzz_wire PRIVATE oxlrt)
+  target_compile_options(fuzz_wire PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_options(fuzz_wire PRIVATE -fsanitize=fuzzer,address,undefined)
 endif()

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -333,15 +335,39 @@ static void driver(void) {
     r = run(NULL, "check emptydir");
     tap_ok(r.status == 2 && strstr(r.err, "no .oxl files in 'emptydir'"), "a directory without .oxl files: exit 2");
     done(&r);
-    write_src("noread.oxl", "fn main() {}\n", 13);
+    /* Files no one can read, root included (which reads a mode-0 file):
+     * a socket, which open() refuses, and /proc/self/mem, whose first page
+     * (address 0, never mapped) fails the read itself. */
     char path[600];
+    snprintf(path, sizeof path, "%s/sock.oxl", tmp);
+    int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sun.sun_path) tap_bail("%s is too long for a socket", path);
+    memcpy(sun.sun_path, path, strlen(path) + 1);
+    if (sock < 0 || bind(sock, (struct sockaddr *)&sun, sizeof sun) != 0) tap_bail("cannot make a socket at %s", path);
+    r = run(NULL, "check sock.oxl");
+    tap_ok(r.status == 2 && strstr(r.err, "oxl: cannot read 'sock.oxl': No such device or address"),
+           "a file open() refuses (a socket): exit 2, named with the reason");
+    if (r.status != 2) tap_diag("status %d: %s", r.status, r.err);
+    done(&r);
+    close(sock);
+    snprintf(path, sizeof path, "%s/mem.oxl", tmp);
+    if (symlink("/proc/self/mem", path) != 0) tap_bail("cannot link %s", path);
+    r = run(NULL, "check mem.oxl");
+    tap_ok(r.status == 2 && strstr(r.err, "oxl: cannot read 'mem.oxl': Input/output error"),
+           "a file whose read fails (/proc/self/mem): exit 2, named with the reason");
+    if (r.status != 2) tap_diag("status %d: %s", r.status, r.err);
+    done(&r);
+    /* and, for a user the permission bits stop, a mode-0 file */
+    write_src("noread.oxl", "fn main() {}\n", 13);
     snprintf(path, sizeof path, "%s/noread.oxl", tmp);
     chmod(path, 0);
     if (access(path, R_OK) == 0) {
-        tap_skip("running as a user who reads every file", "an unreadable file: exit 2");
+        tap_skip("running as a user who reads every file (the two checks above hold for root)",
+                 "a mode-0 file: exit 2");
     } else {
         r = run(NULL, "check noread.oxl");
-        tap_ok(r.status == 2 && strstr(r.err, "cannot read 'noread.oxl'"), "an unreadable file: exit 2");
+        tap_ok(r.status == 2 && strstr(r.err, "cannot read 'noread.oxl': Permission denied"), "a mode-0 file: exit 2");
         done(&r);
     }
     r = run("OXL_STD=/nonexistent/std", "check ok.oxl");

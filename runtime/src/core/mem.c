@@ -36,6 +36,16 @@ void *oxl_alloc_atomic(size_t size) {
     return p;
 }
 
+void *oxl_alloc_root(size_t size) {
+    void *p = GC_MALLOC_UNCOLLECTABLE(size ? size : 1);
+    if (!p) core_panic("(runtime)", 0, "out of memory");
+    return p;
+}
+
+void oxl_free_root(void *p) {
+    if (p) GC_FREE(p);
+}
+
 void core_panic(const char *file, int line, const char *fmt, ...) {
     char buf[512];
     va_list ap;

@@ -7,6 +7,7 @@
 #include "sched/sched_internal.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,15 +24,38 @@ typedef struct node_host {
 typedef struct local_table {
     const void *keys[NODE_MAX_LOCALS];
     void *objs[NODE_MAX_LOCALS];
+    void (*finis[NODE_MAX_LOCALS])(void *obj);
     size_t count;
 } local_table;
 
+/* Finalized newest first, as a registry made by another's init may refer
+ * to it. The table is detached first: a finalizer never sees it. */
 void sched_locals_free(void **table) {
     local_table *t = *table;
     if (!t) return;
-    for (size_t i = 0; i < t->count; i++) free(t->objs[i]);
-    free(t);
     *table = NULL;
+    for (size_t i = t->count; i-- > 0;) {
+        if (t->finis[i]) t->finis[i](t->objs[i]);
+        free(t->objs[i]);
+    }
+    free(t);
+}
+
+static void *local_get(void **slot, const void *key, size_t size, void (*init)(void *), void (*fini)(void *)) {
+    local_table *t = *slot;
+    if (!t) t = *slot = sim_xcalloc(1, sizeof *t);
+    for (size_t i = 0; i < t->count; i++)
+        if (t->keys[i] == key) return t->objs[i];
+    if (t->count == NODE_MAX_LOCALS)
+        oxl_panic_at("(runtime)", 0, "more than %d node-local registries", NODE_MAX_LOCALS);
+    void *obj = sim_xcalloc(1, size ? size : 1);
+    if (init) init(obj);
+    t = *slot; /* init may have made other registries: the table is the same one */
+    t->keys[t->count] = key;
+    t->objs[t->count] = obj;
+    t->finis[t->count] = fini;
+    t->count++;
+    return obj;
 }
 
 void sched_node_link_task(oxl_node *n, oxl_task *t) {
@@ -55,15 +79,23 @@ static void host_start(oxl_process *self, oxl_ctx c) {
     if (n->boot) sched_spawn(n->sched, n, n->boot, n->boot_arg, "(boot)", 0);
 }
 
-static void host_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const void *data, size_t len) {}
+/* Deliveries go to the node's message hook; a node without one (nobody
+ * carries messages for it) drops them, as the World's trace shows. */
+static void host_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const void *data, size_t len) {
+    (void)c;
+    oxl_node *n = ((node_host *)self)->node;
+    if (n->hooks.message) n->hooks.message(n, from, data, len, n->hooks.arg);
+}
 
-/* A crash: cancel every task of the node and drop its registries. */
+/* A crash: tell the hook, cancel every task of the node and drop its
+ * registries. */
 static void host_destroy(oxl_process *self) {
     node_host *h = (node_host *)self;
     oxl_sched *s = h->sched;
     oxl_node *n = h->node;
     free(self);
     if (s->tearing_down) return;
+    if (n->hooks.crash) n->hooks.crash(n, n->hooks.arg);
     /* Cancel in id order, so the trace does not depend on list order:
      * spawns link at the head with increasing ids, so the list runs from
      * the highest id down and the tail is the lowest. */
@@ -114,14 +146,16 @@ oxl_node *oxl_node_new(const oxl_node_config *cfg) {
     for (size_t i = 0; i < cfg->nroles; i++) n->roles[i] = sim_xstrdup(cfg->roles[i] ? cfg->roles[i] : "");
     n->boot = cfg->boot;
     n->boot_arg = cfg->boot_arg;
+    n->panic_crashes = cfg->panic_crashes;
     n->world_id = oxl_world_add_node(s->world, cfg->name, host_new, n);
     if (n->world_id == OXL_NO_NODE) { /* bad or taken name: the World says why */
         char *why = sim_xstrdup(oxl_world_failure(s->world) ? oxl_world_failure(s->world) : "rejected");
         node_free(n);
         oxl_panic_at("(runtime)", 0, "oxl_node_new: %s", why);
     }
-    n->next = s->nodes;
-    s->nodes = n;
+    if (!s->nodes_tail) s->nodes_tail = &s->nodes;
+    *s->nodes_tail = n;
+    s->nodes_tail = &n->next;
     sim_boot_now(s->world, n->world_id); /* up at once: tasks can be spawned on it */
     return n;
 }
@@ -137,6 +171,7 @@ void sched_nodes_teardown(oxl_sched *s) {
         n = next;
     }
     s->nodes = NULL;
+    s->nodes_tail = &s->nodes;
 }
 
 oxl_node *oxl_node_current(void) {
@@ -186,21 +221,100 @@ void oxl_node_restart(oxl_node *n) {
     sched_check_self(s);
 }
 
-void *oxl_node_local(const void *key, size_t size, void (*init)(void *obj)) {
+void *oxl_node_local_fini(const void *key, size_t size, void (*init)(void *obj), void (*fini)(void *obj)) {
     oxl_sched *s = sched_enter("oxl_node_local");
     if (!s) return NULL;
     oxl_node *n = s->current->node;
-    void **slot = n ? &n->locals : &s->process_locals;
-    local_table *t = *slot;
-    if (!t) t = *slot = sim_xcalloc(1, sizeof *t);
-    for (size_t i = 0; i < t->count; i++)
-        if (t->keys[i] == key) return t->objs[i];
-    if (t->count == NODE_MAX_LOCALS)
-        oxl_panic_at("(runtime)", 0, "more than %d node-local registries", NODE_MAX_LOCALS);
-    void *obj = sim_xcalloc(1, size ? size : 1);
-    if (init) init(obj);
-    t->keys[t->count] = key;
-    t->objs[t->count] = obj;
-    t->count++;
-    return obj;
+    return local_get(n ? &n->locals : &s->process_locals, key, size, init, fini);
+}
+
+void *oxl_node_local(const void *key, size_t size, void (*init)(void *obj)) {
+    return oxl_node_local_fini(key, size, init, NULL);
+}
+
+void *oxl_run_local(const void *key, size_t size, void (*init)(void *obj), void (*fini)(void *obj)) {
+    oxl_sched *s = sched_active();
+    if (!s) sched_fatal("oxl_run_local called outside oxl_sched_run");
+    return local_get(&s->run_locals, key, size, init, fini);
+}
+
+void oxl_node_set_hooks(oxl_node *n, const oxl_node_hooks *hooks) {
+    if (!n) oxl_panic_at("(runtime)", 0, "oxl_node_set_hooks on the process node");
+    n->hooks = hooks ? *hooks : (oxl_node_hooks){0};
+}
+
+bool oxl_node_panic_info(const oxl_node *n, uint64_t *task_id, const char **report) {
+    if (!n || !n->panic_report) return false;
+    if (task_id) *task_id = n->panic_task;
+    if (report) *report = n->panic_report;
+    return true;
+}
+
+oxl_node *oxl_node_next(const oxl_node *prev) {
+    oxl_sched *s = sched_active();
+    if (!s) return NULL;
+    return prev ? prev->next : s->nodes;
+}
+
+FILE *oxl_sched_nodes_debug(void) {
+    oxl_sched *s = sched_active();
+    return s ? s->opt.nodes_debug : NULL;
+}
+
+/* OXL_SIM_NODES_DEBUG: the trace's boots, crashes, rpc events and drops,
+ * as the trace formats them, so the two can never disagree. */
+static void nodes_debug_event(const oxl_world *w, const oxl_trace_event *ev, void *arg) {
+    switch (ev->kind) {
+    case OXL_EV_START:
+    case OXL_EV_RESTART:
+    case OXL_EV_KILL:
+    case OXL_EV_RPC:
+    case OXL_EV_DROP: break;
+    default: return;
+    }
+    char line[512];
+    oxl_world_trace_format(w, ev, line, sizeof line);
+    fprintf((FILE *)arg, "oxl-nodes: %s\n", line);
+}
+
+void sched_nodes_debug_begin(oxl_sched *s) {
+    if (s->opt.nodes_debug) oxl_world_set_trace_hook(s->world, nodes_debug_event, s->opt.nodes_debug);
+}
+
+void sched_nodes_debug_end(oxl_sched *s) {
+    if (s->opt.nodes_debug) oxl_world_set_trace_hook(s->world, NULL, NULL);
+}
+
+/* The running task panicked on a node that dies of it: the node crashes,
+ * which cancels this task too, and the run goes on; its end reports the
+ * first such panic (oxl_sched_run). */
+void sched_node_panicked(oxl_sched *s, char *report) {
+    oxl_task *self = s->current;
+    oxl_node *n = self->node;
+    assert(n && n->panic_crashes);
+    if (!s->node_panic) {
+        s->node_panic = sched_strf("panic on node %s (the node crashed and the run went on): %s", n->name,
+                                   report + (strncmp(report, "panic: ", 7) == 0 ? 7 : 0));
+    }
+    oxl_ctx c = oxl_world_ctx(s->world, n->world_id);
+    char *line = sim_xstrdup(report); /* one trace line: "... at f.oxl:3 (...)" */
+    for (char *p = line, *w = line;; p++) {
+        if (*p == '\n') {
+            *w++ = ' ';
+            while (p[1] == ' ') p++;
+        } else if (!(*w++ = *p)) {
+            break;
+        }
+    }
+    oxl_ctx_trace(c, "%s", line);
+    free(line);
+    if (s->opt.nodes_debug) fprintf(s->opt.nodes_debug, "oxl-nodes: %s crashes: %s\n", n->name, report);
+    n->panic_task = self->id;
+    n->panic_report = report;
+    if (oxl_world_is_up(s->world, n->world_id)) oxl_world_kill(s->world, n->world_id);
+    n->panic_task = 0;
+    n->panic_report = NULL;
+    free(report);
+    sched_check_self(s); /* the kill cancelled this task: it ends here */
+    abort();             /* not reached */
 }

@@ -226,6 +226,30 @@ oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file
     return st;
 }
 
+bool oxl_chan_offer(oxl_chan *c, const void *elem) {
+    oxl_sched *s = sched_active();
+    if (!s) sched_fatal("oxl_chan_offer called outside oxl_sched_run");
+    if (s->current && s->current->state == TASK_CANCELLED) sched_check_self(s);
+    if (!c) oxl_panic_at("(runtime)", 0, "offer on a NULL channel");
+    if (c->sched != s) oxl_panic_at("(runtime)", 0, "offer on a channel of another run");
+    if (c->closed || !can_send(c)) return false;
+    bool woke = false;
+    do_send(s, c, elem, &woke); /* the offerer goes on: no decision here */
+    return true;
+}
+
+bool oxl_chan_poll(oxl_chan *c, void *elem) {
+    oxl_sched *s = sched_active();
+    if (!s) sched_fatal("oxl_chan_poll called outside oxl_sched_run");
+    if (s->current && s->current->state == TASK_CANCELLED) sched_check_self(s);
+    if (!c) oxl_panic_at("(runtime)", 0, "poll of a NULL channel");
+    if (c->sched != s) oxl_panic_at("(runtime)", 0, "poll of a channel of another run");
+    if (!c->len && !c->senders.head) return false;
+    bool woke = false;
+    do_recv(s, c, elem, &woke);
+    return true;
+}
+
 oxl_chan_status oxl_chan_recv_at(oxl_chan *c, void *elem, const char *file, int line) {
     oxl_sched *s = sched_enter("oxl_chan_recv");
     if (!s) return OXL_CHAN_CLOSED;

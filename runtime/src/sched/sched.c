@@ -8,6 +8,7 @@
  * when every task waits, and sleeping tasks wait in the World's event queue,
  * so one clock and one sequence order everything. */
 #include "sched_internal.h"
+#include "fence/fence.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -46,6 +47,11 @@ void sched_fatal(const char *fmt, ...) {
 }
 
 oxl_sched *sched_active(void) { return tls_sched; }
+bool oxl_sched_active(void) { return tls_sched != NULL; }
+
+static _Thread_local uint64_t runs_made;
+
+uint64_t oxl_sched_run_id(void) { return tls_sched ? tls_sched->run_id : 0; }
 
 oxl_sched *sched_enter_slow(const char *call) {
     oxl_sched *s = tls_sched;
@@ -320,7 +326,11 @@ static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool ex
         }
     }
     if (next && next == self) {
+        /* No switch, but a decision: folded like one, or schedules that
+         * differ only in how long a task ran between two yields (3 yields
+         * then the other task, against 5) would hash alike. */
         self->state = TASK_RUNNING;
+        sched_trace_run(s, self);
         return;
     }
     sched_fiber *to = &s->main_fiber;
@@ -529,7 +539,13 @@ void sched_give_way(oxl_sched *s, const char *file, int line) {
 }
 
 oxl_task *oxl_spawn_on_node_at(oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line) {
-    oxl_sched *s = sched_enter("oxl_spawn");
+    oxl_sched *s = tls_sched;
+    if (s && !s->current) { /* a World callback (a node hook) while the World steps */
+        if (!fn) oxl_panic_at(file, line, "spawn of a NULL function");
+        if (node && !oxl_node_is_up(node)) oxl_panic_at(file, line, "spawn on node %s, which is down", node->name);
+        return sched_spawn(s, node, fn, arg, file, line);
+    }
+    s = sched_enter("oxl_spawn");
     if (!s) return NULL;
     if (!fn) oxl_panic_at(file, line, "spawn of a NULL function");
     if (node && !oxl_node_is_up(node)) oxl_panic_at(file, line, "spawn on node %s, which is down", node->name);
@@ -672,7 +688,9 @@ bool oxl_sched_is_real_time(void) {
 }
 
 oxl_world *oxl_sched_world(void) {
-    oxl_sched *s = sched_enter("oxl_sched_world");
+    oxl_sched *s = tls_sched;
+    if (s && !s->current) return s->world; /* a World callback of the run */
+    s = sched_enter("oxl_sched_world");
     return s ? s->world : NULL;
 }
 
@@ -698,6 +716,7 @@ void oxl_panic_at(const char *file, int line, const char *fmt, ...) {
         free(msg);
         exit(101);
     }
+    if (s->current->node && s->current->node->panic_crashes && !s->stopping) sched_node_panicked(s, msg);
     sched_stop(s, OXL_SCHED_PANICKED, msg);
     oxl_task *self = s->current;
     s->current = NULL;
@@ -768,6 +787,7 @@ static void main_loop(oxl_sched *s) {
 static void sched_free(oxl_sched *s) {
     s->tearing_down = true;
     sched_nodes_teardown(s);
+    sched_locals_free(&s->run_locals); /* before the channels and tasks it may refer to */
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
         oxl_task *t = s->tasks[i];
         if (!t) continue;
@@ -788,6 +808,7 @@ static void sched_free(oxl_sched *s) {
     free(s->ready);
     sched_chans_free(s);
     sched_locals_free(&s->process_locals);
+    free(s->node_panic);
     sched_policy_free(s);
     if (s->own_world) oxl_world_free(s->world);
     free(s->schedule);
@@ -826,14 +847,32 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     s->deadline = s->opt.real_time ? INT64_MAX : s->last_time + s->opt.time_limit;
     s->virt0 = s->last_time;
     s->mono0 = mono_ns();
+    s->run_id = ++runs_made;
     sched_fiber_init_main(&s->main_fiber);
     sched_gc_begin(s);
     tls_sched = s;
     atomic_store(&active_sched, s);
     uint64_t foreign_before = atomic_load(&foreign_calls);
 
+    /* The fence (fence/fence.h) is armed for the whole deterministic run:
+     * every task and every World callback; the scheduler steps the World,
+     * which therefore does not arm it again. A real-time run is no
+     * simulation: nothing is fenced. */
+    bool world_was_driven = s->world->sched_driven;
+    s->world->sched_driven = true;
+    sched_nodes_debug_begin(s);
+    if (!s->opt.real_time) fence_arm();
     s->root = sched_spawn(s, NULL, root, arg, "(root)", 0);
     if (s->root) main_loop(s);
+    if (!s->opt.real_time) fence_disarm();
+    s->world->sched_driven = world_was_driven;
+    if (s->stop == OXL_SCHED_FINISHED && s->node_panic) {
+        /* a node died of a panic while the run went on: the run fails */
+        s->stop = OXL_SCHED_PANICKED;
+        free(s->report);
+        s->report = s->node_panic;
+        s->node_panic = NULL;
+    }
 
     oxl_sched_result r;
     memset(&r, 0, sizeof r);
@@ -863,6 +902,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     r.foreign_wakeups = atomic_load(&foreign_calls) - foreign_before;
     s->current = NULL;
     sched_gc_end(s);
+    sched_nodes_debug_end(s);
     sched_free(s); /* this kills the run's nodes in a borrowed world */
     tls_sched = NULL;
     return r;

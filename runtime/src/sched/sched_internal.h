@@ -100,6 +100,7 @@ typedef struct sched_policy_state {
 
 typedef struct oxl_sched {
     oxl_sched_options opt;
+    uint64_t run_id;         /* oxl_sched_run_id */
     oxl_world *world;
     bool own_world;
     sched_fiber main_fiber;
@@ -146,8 +147,11 @@ typedef struct oxl_sched {
 
     uint32_t label_run, label_spawn, label_done, label_cancel;
 
-    struct oxl_node *nodes;  /* NodeStates made in this run */
+    struct oxl_node *nodes;  /* NodeStates made in this run, in creation order */
+    struct oxl_node **nodes_tail;
     void *process_locals;    /* node_local table of the process node */
+    void *run_locals;        /* oxl_run_local's table */
+    char *node_panic;        /* the first panic that crashed a panic_crashes node */
     bool tearing_down;
 } oxl_sched;
 
@@ -243,10 +247,20 @@ struct oxl_node {
     oxl_task *tasks;          /* the node's live tasks */
     void *locals;             /* node_local table */
     struct oxl_node *next;
+    oxl_node_hooks hooks;
+    bool panic_crashes;
+    uint64_t panic_task;      /* while its crash hook runs after a panic: the task */
+    const char *panic_report; /*   and its report (owned by the scheduler) */
 };
 void sched_node_link_task(oxl_node *n, oxl_task *t);
 void sched_node_unlink_task(oxl_node *n, oxl_task *t);
 void sched_nodes_teardown(oxl_sched *s);
 void sched_locals_free(void **table);
+/* A panic of the running task on a panic_crashes node: the node crashes
+ * (the task with it) and the run goes on. Never returns. */
+void sched_node_panicked(oxl_sched *s, char *report) __attribute__((noreturn));
+/* OXL_SIM_NODES_DEBUG lines for the run (oxl_sched_options.nodes_debug). */
+void sched_nodes_debug_begin(oxl_sched *s);
+void sched_nodes_debug_end(oxl_sched *s);
 
 #endif

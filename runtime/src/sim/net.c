@@ -170,10 +170,10 @@ static void partition_apply(oxl_world *w, const sim_partition *p, int delta) {
             sim_link *ab = link_at(w, p->a[i], p->b[j]), *ba = link_at(w, p->b[j], p->a[i]);
             if (delta > 0) {
                 ab->blocks++;
-                ba->blocks++;
+                if (!p->one_way) ba->blocks++;
             } else {
                 if (ab->blocks) ab->blocks--;
-                if (ba->blocks) ba->blocks--;
+                if (!p->one_way && ba->blocks) ba->blocks--;
             }
         }
 }
@@ -185,13 +185,14 @@ static int check_group(oxl_world *w, const char *call, const oxl_node_id *g, siz
     return OXL_OK;
 }
 
-/* A partition's label lists its sides by node name: "a,b|c". */
+/* A partition's label lists its sides by node name: "a,b|c"; a one-way
+ * block's is "a>c". */
 static uint32_t partition_label(oxl_world *w, const sim_partition *p) {
     size_t cap = ((size_t)p->na + p->nb) * (OXL_SIM_NAME_MAX + 1) + 2, len = 0;
     char *buf = sim_xmalloc(cap);
     for (uint32_t i = 0; i < p->na; i++)
         len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", w->nodes[p->a[i]].name);
-    len += (size_t)snprintf(buf + len, cap - len, "|");
+    len += (size_t)snprintf(buf + len, cap - len, p->one_way ? ">" : "|");
     for (uint32_t i = 0; i < p->nb; i++)
         len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", w->nodes[p->b[i]].name);
     uint32_t id = sim_label_intern(&w->labels, buf);
@@ -199,14 +200,10 @@ static uint32_t partition_label(oxl_world *w, const sim_partition *p) {
     return id;
 }
 
-int oxl_net_partition(oxl_world *w, const oxl_node_id *a, size_t na, const oxl_node_id *b, size_t nb,
-                      oxl_dur_ns for_d) {
-    static const char call[] = "oxl_net_partition";
-    if (check_group(w, call, a, na) != OXL_OK || check_group(w, call, b, nb) != OXL_OK) return OXL_EMISUSE;
-    if (for_d < 0) return sim_misuse(w, call, "negative duration %" PRId64 "ns", for_d);
-    for (size_t i = 0; i < na; i++)
-        for (size_t j = 0; j < nb; j++)
-            if (a[i] == b[j]) return sim_misuse(w, call, "node '%s' is on both sides", w->nodes[a[i]].name);
+/* Records a cut between a and b (one way: a -> b only), traced, and its
+ * timed end when for_d > 0. Arguments were validated. */
+static void partition_add(oxl_world *w, const oxl_node_id *a, size_t na, const oxl_node_id *b, size_t nb,
+                          oxl_dur_ns for_d, bool one_way) {
     if (w->npartitions == w->partitions_cap) {
         w->partitions_cap = w->partitions_cap ? w->partitions_cap * 2 : 8;
         w->partitions = sim_xrealloc(w->partitions, w->partitions_cap * sizeof *w->partitions);
@@ -220,14 +217,29 @@ int oxl_net_partition(oxl_world *w, const oxl_node_id *a, size_t na, const oxl_n
     p->na = (uint32_t)na;
     p->nb = (uint32_t)nb;
     p->heal_epoch = w->heal_epoch;
+    p->one_way = one_way;
     partition_apply(w, p, +1);
-    sim_trace_record(w, OXL_EV_PARTITION, OXL_NO_NODE, OXL_NO_NODE, w->next_seq, (uint64_t)for_d,
-                     partition_label(w, p));
+    if (one_way)
+        sim_trace_record(w, OXL_EV_BLOCK, a[0], b[0], w->next_seq, (uint64_t)for_d, partition_label(w, p));
+    else
+        sim_trace_record(w, OXL_EV_PARTITION, OXL_NO_NODE, OXL_NO_NODE, w->next_seq, (uint64_t)for_d,
+                         partition_label(w, p));
     if (for_d > 0) {
         sim_event ev = {.type = SIM_UNBLOCK, .node = OXL_NO_NODE, .from = OXL_NO_NODE};
         ev.u.unblock.partition = idx;
         sim_schedule(w, w->now + for_d, &ev);
     }
+}
+
+int oxl_net_partition(oxl_world *w, const oxl_node_id *a, size_t na, const oxl_node_id *b, size_t nb,
+                      oxl_dur_ns for_d) {
+    static const char call[] = "oxl_net_partition";
+    if (check_group(w, call, a, na) != OXL_OK || check_group(w, call, b, nb) != OXL_OK) return OXL_EMISUSE;
+    if (for_d < 0) return sim_misuse(w, call, "negative duration %" PRId64 "ns", for_d);
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            if (a[i] == b[j]) return sim_misuse(w, call, "node '%s' is on both sides", w->nodes[a[i]].name);
+    partition_add(w, a, na, b, nb, for_d, false);
     return OXL_OK;
 }
 
@@ -256,6 +268,17 @@ int oxl_net_block(oxl_world *w, oxl_node_id from, oxl_node_id to) {
     if (from == to) return sim_misuse(w, "oxl_net_block", "node '%s' cannot block itself", w->nodes[from].name);
     link_at(w, from, to)->blocks++;
     sim_trace_record(w, OXL_EV_BLOCK, from, to, w->next_seq, 0, 0);
+    return OXL_OK;
+}
+
+int oxl_net_block_for(oxl_world *w, oxl_node_id from, oxl_node_id to, oxl_dur_ns for_d) {
+    static const char call[] = "oxl_net_block_for";
+    if (!sim_valid_node(w, from) || !sim_valid_node(w, to))
+        return sim_misuse(w, call, "unknown node %d", (int)(sim_valid_node(w, from) ? to : from));
+    if (from == to) return sim_misuse(w, call, "node '%s' cannot block itself", w->nodes[from].name);
+    if (for_d < 0) return sim_misuse(w, call, "negative duration %" PRId64 "ns", for_d);
+    if (for_d == 0) return oxl_net_block(w, from, to); /* until oxl_net_heal, as oxl_net_block */
+    partition_add(w, &from, 1, &to, 1, for_d, true);
     return OXL_OK;
 }
 

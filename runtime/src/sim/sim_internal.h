@@ -37,7 +37,7 @@ typedef enum sim_event_type {
     SIM_DELIVER,   /* a message arrives */
     SIM_TIMER,     /* a node's timer */
     SIM_CALL,      /* a test-level callback */
-    SIM_UNBLOCK,   /* a timed partition ends */
+    SIM_UNBLOCK,   /* a timed partition or one-way block ends */
     SIM_KILL,      /* a scheduled kill */
     SIM_RESTART,   /* a scheduled restart */
     SIM_WAKE,      /* the scheduler's wakeup of a task */
@@ -49,11 +49,11 @@ typedef void (*sim_wake_fn)(oxl_world *w, void *arg, uint64_t tag);
 
 typedef struct sim_event {
     uint8_t type;
-    uint8_t cancelled;
     oxl_node_id node;      /* target node */
     oxl_node_id from;      /* sender of a message */
     uint32_t incarnation;  /* timers: the incarnation that set it */
     uint32_t gen;          /* bumped when the slot is reused (timer ids) */
+    uint32_t heap_pos;     /* where it is in the heap while queued */
     uint32_t label;
     uint32_t len;          /* message length */
     uint64_t seq;
@@ -88,35 +88,55 @@ typedef struct sim_heap_item {
 } sim_heap_item;
 
 /* ---- disk ---- */
+#define SIM_DISK_INLINE 32 /* keys and values up to this many bytes live inside their entry */
+
+/* Bytes that live inline when they are few, on the heap otherwise. */
+typedef struct sim_bytes {
+    unsigned char *heap; /* NULL: the bytes are in small */
+    uint32_t len;
+    unsigned char small[SIM_DISK_INLINE];
+} sim_bytes;
+
 typedef struct sim_kv_entry {
-    char *key;
-    unsigned char *val;
-    size_t len;
+    uint64_t hash; /* of the key's text */
+    sim_bytes key; /* the key's text, without its NUL */
+    sim_bytes val;
 } sim_kv_entry;
 
+/* A key/value map: entries in a dense array (a delete moves the last entry
+ * into the hole, so the order is a function of the writes alone) and an
+ * open-addressing index on the key hash. */
 typedef struct sim_kv {
-    sim_kv_entry *items; /* sorted by key */
+    sim_kv_entry *items;
     size_t count, cap;
+    uint32_t *index;   /* item + 1; 0 = empty; linear probing */
+    size_t index_cap;  /* a power of two, more than twice count */
 } sim_kv;
 
 typedef enum sim_disk_op_type { SIM_DISK_PUT, SIM_DISK_APPEND, SIM_DISK_DEL } sim_disk_op_type;
 
-typedef struct sim_disk_op {
-    sim_disk_op_type type;
-    char *key;
-    unsigned char *val;
-    size_t len;
-} sim_disk_op;
+/* An unsynced write, as what undoes it: the key's value before it. */
+typedef struct sim_disk_undo {
+    uint64_t hash;
+    sim_bytes key;
+    bool existed;  /* else the write created the key */
+    sim_bytes old;
+} sim_disk_undo;
 
 struct oxl_disk {
     oxl_world *world;
     oxl_node_id node;
-    sim_kv durable; /* what survives a crash */
-    sim_kv current; /* what reads see: durable plus the unsynced writes */
-    sim_disk_op *pending;
+    sim_kv current;         /* what reads see: the durable state plus the unsynced writes */
+    sim_disk_undo *pending; /* the unsynced writes, oldest first; the durable state is
+                               current with all of them undone */
     size_t npending, pending_cap;
     double write_fail_p, sync_fail_p;
     oxl_rng rng; /* crash prefixes and failure dice: its own stream */
+    /* oxl_disk_key_at: the keys as C strings in bytewise order, made when
+     * asked after a change (a walk of the keys costs one sort) */
+    char **sorted;
+    size_t nsorted;
+    bool sorted_ok;
 };
 
 void sim_disk_init(oxl_disk *d, oxl_world *w, oxl_node_id node);
@@ -132,6 +152,7 @@ typedef struct sim_node {
     oxl_process *proc;
     uint32_t incarnation; /* 1 at first boot, +1 at every restart */
     bool up;
+    bool booted;          /* its first boot happened: the queued boot event is void */
     oxl_dur_ns skew;
     oxl_rng rng;
     oxl_disk *disk;
@@ -146,6 +167,7 @@ typedef struct sim_partition {
     oxl_node_id *a, *b;
     uint32_t na, nb;
     uint64_t heal_epoch; /* an oxl_net_heal in between voids the timed end */
+    bool one_way;        /* cuts a -> b only (oxl_net_block_for) */
 } sim_partition;
 
 typedef struct sim_invariant {
@@ -202,8 +224,13 @@ struct oxl_world {
     oxl_process **doomed;        /* processes killed from their own callback */
     size_t ndoomed, doomed_cap;
 
+    oxl_trace_hook trace_hook; /* sees every recorded event (oxl_world_set_trace_hook) */
+    void *trace_hook_arg;
+
     char **strings; /* oxl_world_strf results */
     size_t nstrings, strings_cap;
+
+    bool sched_driven; /* stepped by a scheduler run, which arms the fence itself */
 };
 
 /* world.c */
@@ -224,7 +251,7 @@ uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wa
 /* Cancels a queued timer or wake by handle; a stale handle does nothing. */
 void sim_cancel_event(oxl_world *w, uint64_t handle);
 /* The time of the next event that will run, dropping the dead ones
- * (cancelled, or timers of a gone incarnation) queued before it; false
+ * (timers of a gone incarnation) queued before it; false
  * when no such event is queued. */
 bool sim_next_event_time(oxl_world *w, oxl_time_ns *t);
 uint32_t sim_intern(oxl_world *w, const char *label);
@@ -279,6 +306,7 @@ static inline void sim_trace_record(oxl_world *w, oxl_event_kind kind, oxl_node_
     e->peer = peer;
     e->label = label;
     e->kind = (uint8_t)kind;
+    if (SIM_UNLIKELY(w->trace_hook != NULL)) w->trace_hook(w, e, w->trace_hook_arg);
 }
 
 #endif

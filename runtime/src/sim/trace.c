@@ -22,6 +22,19 @@ void sim_trace_init(sim_trace *t, uint32_t capacity) {
 void sim_trace_free(sim_trace *t) { free(t->ring); }
 
 uint64_t oxl_world_trace_hash(const oxl_world *w) { return w->trace.hash; }
+
+void oxl_world_set_trace_hook(oxl_world *w, oxl_trace_hook fn, void *arg) {
+    w->trace_hook = fn;
+    w->trace_hook_arg = fn ? arg : NULL;
+}
+
+uint32_t oxl_world_label(oxl_world *w, const char *text) { return sim_label_intern(&w->labels, text); }
+
+void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label) {
+    if (!sim_live_node(c)) return;
+    if (label >= c.world->labels.count) label = 0; /* not one of this world's */
+    sim_trace_record(c.world, OXL_EV_RPC, c.node, peer, c.world->next_seq, id, label);
+}
 uint64_t oxl_world_trace_count(const oxl_world *w) { return w->trace.count; }
 
 static uint64_t trace_first_kept(const sim_trace *t) {
@@ -44,6 +57,7 @@ static const char *kind_name(uint8_t kind) {
         [OXL_EV_RESTART] = "restart",    [OXL_EV_TIMER] = "timer",     [OXL_EV_CALL] = "call",
         [OXL_EV_NOTE] = "note",          [OXL_EV_FAIL] = "fail",       [OXL_EV_SKEW] = "skew",
         [OXL_EV_DISK] = "disk",          [OXL_EV_NETCONF] = "net",     [OXL_EV_TASK] = "task",
+        [OXL_EV_RPC] = "rpc",
     };
     return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "?";
 }
@@ -84,6 +98,13 @@ size_t oxl_world_trace_format(const oxl_world *w, const oxl_trace_event *ev, cha
     case OXL_EV_TASK:
         n = snprintf(p, room, "%s task %" PRIu64 " on %s", label, ev->arg & ((UINT64_C(1) << 40) - 1),
                      ev->node == OXL_NO_NODE ? "process" : node);
+        break;
+    case OXL_EV_RPC: /* call ids are the caller's incarnation << 40 | its count of calls; 0: a local call */
+        if (ev->arg)
+            n = snprintf(p, room, "%s: %s #%" PRIu64 ".%" PRIu64 " with %s", node, label, ev->arg >> 40,
+                         ev->arg & ((UINT64_C(1) << 40) - 1), ev->peer == OXL_NO_NODE ? "none" : peer);
+        else
+            n = snprintf(p, room, "%s: %s", node, label);
         break;
     default:
         n = ev->node == OXL_NO_NODE ? snprintf(p, room, "%s", label) : snprintf(p, room, "%s: %s", node, label);

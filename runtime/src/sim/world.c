@@ -6,7 +6,9 @@
  * its high bits when randomize_ties is on. Nothing is ever ordered by an
  * address. */
 #include "sim_internal.h"
+#include "fence/fence.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,16 +247,26 @@ static inline unsigned __int128 heap_key(const sim_heap_item *a) {
 
 static inline bool heap_less(const sim_heap_item *a, const sim_heap_item *b) { return heap_key(a) < heap_key(b); }
 
+/* Every item placed in the heap tells its event where it is, so a
+ * cancelled event leaves the heap at once (heap_remove) instead of
+ * lingering until its time: a run with many abandoned timeouts (every rpc
+ * call's deadline) keeps a small heap. */
+static inline void heap_place(oxl_world *w, size_t i, sim_heap_item it) {
+    w->heap[i] = it;
+    w->pool[it.slot].heap_pos = (uint32_t)i;
+}
+
 /* Puts `it` at hole i, or higher while its parent is later. */
-static inline void heap_sift_up(sim_heap_item *h, size_t i, sim_heap_item it) {
+static inline void heap_sift_up(oxl_world *w, size_t i, sim_heap_item it) {
+    sim_heap_item *h = w->heap;
     unsigned __int128 key = heap_key(&it);
     while (i > 0) {
         size_t parent = (i - 1) / 2;
         if (key >= heap_key(&h[parent])) break;
-        h[i] = h[parent];
+        heap_place(w, i, h[parent]);
         i = parent;
     }
-    h[i] = it;
+    heap_place(w, i, it);
 }
 
 static void heap_push(oxl_world *w, sim_heap_item it) {
@@ -262,28 +274,42 @@ static void heap_push(oxl_world *w, sim_heap_item it) {
         w->heap_cap *= 2;
         w->heap = sim_xrealloc(w->heap, w->heap_cap * sizeof *w->heap);
     }
-    heap_sift_up(w->heap, w->heap_len++, it);
+    heap_sift_up(w, w->heap_len++, it);
 }
 
-/* Floyd's pop: walk the hole down to a leaf along the smaller children (one
- * comparison a level, no comparison with the last item), then let the last
- * item rise from there. The last item is a leaf's, so it rarely rises far. */
-static sim_heap_item heap_pop(oxl_world *w) {
+/* Fills hole i with `last` (an item taken off the end): Floyd's walk of the
+ * hole down to a leaf along the smaller children (one comparison a level,
+ * none with `last`), then `last` rises from there. The last item is a
+ * leaf's, so it rarely rises far. */
+static void heap_fill(oxl_world *w, size_t i, sim_heap_item last) {
     sim_heap_item *h = w->heap;
-    sim_heap_item top = h[0];
-    size_t n = --w->heap_len;
-    if (n == 0) return top;
-    sim_heap_item last = h[n];
-    size_t i = 0;
+    size_t n = w->heap_len;
     for (;;) {
         size_t child = 2 * i + 1;
         if (child >= n) break;
         if (child + 1 < n && heap_less(&h[child + 1], &h[child])) child++;
-        h[i] = h[child];
+        heap_place(w, i, h[child]);
         i = child;
     }
-    heap_sift_up(h, i, last);
+    heap_sift_up(w, i, last);
+}
+
+static sim_heap_item heap_pop(oxl_world *w) {
+    sim_heap_item top = w->heap[0];
+    size_t n = --w->heap_len;
+    if (n) heap_fill(w, 0, w->heap[n]);
     return top;
+}
+
+/* Takes the item at position i out of the heap. */
+static void heap_remove(oxl_world *w, size_t i) {
+    size_t n = --w->heap_len;
+    if (i == n) return;
+    sim_heap_item last = w->heap[n];
+    if (i > 0 && heap_less(&last, &w->heap[(i - 1) / 2]))
+        heap_sift_up(w, i, last); /* it belongs above the hole */
+    else
+        heap_fill(w, i, last);
 }
 
 static uint32_t pool_alloc(oxl_world *w) {
@@ -315,7 +341,6 @@ uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
     *dst = *ev;
     dst->gen = gen;
     dst->seq = seq;
-    dst->cancelled = 0;
     uint64_t tie = seq;
     if (w->opt.randomize_ties) {
         /* 24 bits a tie: one 64-bit draw serves two events. */
@@ -443,6 +468,7 @@ oxl_disk *oxl_world_disk(oxl_world *w, oxl_node_id n) { return sim_valid_node(w,
 static void node_boot(oxl_world *w, oxl_node_id id, oxl_event_kind kind, uint64_t seq) {
     sim_node *n = &w->nodes[id];
     n->up = true;
+    n->booted = true;
     sim_trace_record(w, kind, id, OXL_NO_NODE, seq, n->incarnation, 0);
     oxl_ctx c = {w, id, n->incarnation};
     oxl_process *p = NULL;
@@ -460,7 +486,7 @@ static void node_boot(oxl_world *w, oxl_node_id id, oxl_event_kind kind, uint64_
 }
 
 void sim_boot_now(oxl_world *w, oxl_node_id id) {
-    if (sim_valid_node(w, id) && !w->nodes[id].up && w->nodes[id].incarnation == 1)
+    if (sim_valid_node(w, id) && !w->nodes[id].booted)
         node_boot(w, id, OXL_EV_START, w->next_seq); /* its queued boot event is then void */
 }
 
@@ -586,15 +612,25 @@ uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wa
     return event_handle(w, sim_schedule(w, t < w->now ? w->now : t, &ev));
 }
 
-void sim_cancel_event(oxl_world *w, uint64_t handle) {
-    sim_event *ev = event_by_handle(w, handle);
-    if (ev) ev->cancelled = 1;
+/* A queued event that will not run leaves the heap and frees its slot now
+ * (its handle goes stale with the slot's generation). It was never run nor
+ * traced, so the trace does not change. */
+static void cancel_queued(oxl_world *w, sim_event *ev) {
+    uint32_t slot = (uint32_t)(ev - w->pool);
+    assert(w->heap[ev->heap_pos].slot == slot);
+    event_release_payload(ev);
+    heap_remove(w, ev->heap_pos);
+    pool_release(w, slot);
 }
 
-/* An event that will never run: cancelled (a select's timeout that lost), or
- * a timer of a node incarnation that is gone. */
+void sim_cancel_event(oxl_world *w, uint64_t handle) {
+    sim_event *ev = event_by_handle(w, handle);
+    if (ev) cancel_queued(w, ev);
+}
+
+/* An event that will never run: a timer of a node incarnation that is
+ * gone (a cancelled event has left the queue already). */
 static bool event_dead(const oxl_world *w, const sim_event *ev) {
-    if (ev->cancelled) return true;
     if (ev->type == SIM_TIMER) {
         const sim_node *n = &w->nodes[ev->node];
         if (!n->up || n->incarnation != ev->incarnation) return true; /* timers die with their incarnation */
@@ -667,7 +703,7 @@ void oxl_ctx_cancel_timer(oxl_ctx c, oxl_timer_id id) {
     if (!sim_live_node(c)) return;
     sim_event *ev = event_by_handle(c.world, id);
     /* A stale id (fired, cancelled, or another node's) matches no live slot. */
-    if (ev && ev->type == SIM_TIMER && ev->node == c.node && ev->incarnation == c.incarnation) ev->cancelled = 1;
+    if (ev && ev->type == SIM_TIMER && ev->node == c.node && ev->incarnation == c.incarnation) cancel_queued(c.world, ev);
 }
 
 void oxl_ctx_trace(oxl_ctx c, const char *fmt, ...) {
@@ -751,9 +787,8 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
             WITH_RUNNING_NODE(w, ev.node, ev.u.timer.fn(p, c, ev.u.timer.arg));
             break;
         }
-        case SIM_BOOT:
-            if (!w->nodes[ev.node].up && w->nodes[ev.node].incarnation == ev.incarnation)
-                node_boot(w, ev.node, OXL_EV_START, ev.seq);
+        case SIM_BOOT: /* the first boot, unless sim_boot_now did it (a node killed since stays down) */
+            if (!w->nodes[ev.node].booted) node_boot(w, ev.node, OXL_EV_START, ev.seq);
             break;
         case SIM_CALL:
             sim_trace_record(w, OXL_EV_CALL, OXL_NO_NODE, OXL_NO_NODE, ev.seq, 0, ev.label);
@@ -783,17 +818,35 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
     }
 }
 
-bool oxl_world_step(oxl_world *w) { return world_step(w, INT64_MAX); }
+/* A World run by the C API is a deterministic run: the fence is armed
+ * while its events run (fence/fence.h). */
+static void world_fence_arm(const oxl_world *w) {
+    if (!w->sched_driven) fence_arm();
+}
+static void world_fence_disarm(const oxl_world *w) {
+    if (!w->sched_driven) fence_disarm();
+}
+
+bool oxl_world_step(oxl_world *w) {
+    world_fence_arm(w);
+    bool stepped = world_step(w, INT64_MAX);
+    world_fence_disarm(w);
+    return stepped;
+}
 
 oxl_run_status oxl_world_run(oxl_world *w) {
+    world_fence_arm(w);
     while (world_step(w, INT64_MAX)) {
     }
+    world_fence_disarm(w);
     return w->failure ? OXL_RUN_FAILED : OXL_RUN_IDLE;
 }
 
 oxl_run_status oxl_world_run_until(oxl_world *w, oxl_time_ns t) {
+    world_fence_arm(w);
     while (world_step(w, t)) {
     }
+    world_fence_disarm(w);
     if (w->failure) return OXL_RUN_FAILED;
     if (t > w->now) w->now = t; /* time passes even when nothing happens */
     return w->heap_len ? OXL_RUN_DEADLINE : OXL_RUN_IDLE;

@@ -4,6 +4,7 @@
  * scheduler's World; nodes are named as the World names them. A bad
  * argument (an unknown node, a rate outside 0..1000 per mille, a negative
  * duration) panics with a message naming the control and the value. */
+#include "oxl_rpc.h"
 #include "oxl_rt.h"
 #include "oxl_sched.h"
 #include "oxl_std_test.h"
@@ -228,6 +229,12 @@ void oxl_std_test_clock_set(int64_t t) {
     oxl_clock_set_at(t - OXL_STD_EPOCH_NS, STD_AT);
 }
 
+void oxl_std_test_clock_skew(oxl_string node, int64_t by) {
+    size_t k;
+    oxl_node_id *ids = nodes_named("clock.skew", node, &k);
+    for (size_t i = 0; i < k; i++) oxl_world_set_clock_skew(world(), ids[i], by);
+}
+
 /* ---- sim ---- */
 
 int64_t oxl_std_test_sim_seed(void) { return (int64_t)oxl_world_seed(world()); }
@@ -251,4 +258,11 @@ oxl_list oxl_std_test_cluster_nodes(void) {
     for (oxl_node_id i = 0; i < oxl_world_node_count(w); i++)
         oxl_list_push(names, (oxl_word)(uintptr_t)oxl_str_from_cstr(oxl_world_node_name(w, i)), STD_AT);
     return names;
+}
+
+oxl_string oxl_std_test_cluster_self(void) { return oxl_rpc_self(); }
+
+oxl_string oxl_std_test_cluster_callerName(void) {
+    oxl_string name;
+    return oxl_rpc_caller(&name) ? name : oxl_str_from_cstr("");
 }

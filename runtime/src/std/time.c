@@ -5,7 +5,6 @@
 #include "oxl_sched.h"
 #include "oxl_std_test.h"
 #include "oxl_std_time.h"
-#include "sched/sched_internal.h"
 
 #include <time.h>
 
@@ -16,12 +15,12 @@ static int64_t system_now(void) {
 }
 
 int64_t oxl_std_time_now(void) {
-    if (!sched_active() || oxl_sched_is_real_time()) return system_now();
+    if (!oxl_sched_active() || oxl_sched_is_real_time()) return system_now();
     return OXL_STD_EPOCH_NS + oxl_now();
 }
 
 void oxl_std_time_sleep(int64_t d) {
     oxl_call_site at = oxl_extern_caller("(std.time)");
-    if (!sched_active()) oxl_panic_at(at.file, at.line, "sleep outside a task");
+    if (!oxl_sched_active()) oxl_panic_at(at.file, at.line, "sleep outside a task");
     oxl_sleep_at(d, at.file, at.line);
 }

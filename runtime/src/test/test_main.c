@@ -1,12 +1,14 @@
 /* test_main.c: the main of a test binary: the protocol of
  * docs/test-binary.md. A unit test's body runs as the root task of a
- * real-time run; a sim test's body runs on node n0 of a fresh World seeded
- * with OXL_TEST_SEED, on the deterministic scheduler, with the virtual clock
- * at 2026-01-01T00:00:00Z. */
+ * real-time run; a sim test's body runs on the first node of its layout in
+ * a fresh World seeded with OXL_TEST_SEED, on the deterministic scheduler,
+ * with the virtual clock at 2026-01-01T00:00:00Z. */
+#include "oxl_rpc.h"
 #include "oxl_rt.h"
 #include "oxl_sched.h"
 #include "oxl_test.h"
 #include "test_serve.h"
+#include "fence/fence.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +18,7 @@
 
 #define TEST_TAIL_EVENTS 20
 #define TEST_MAX_NODES 1024
+#define TEST_MAX_ROLES 64
 
 static void put_escaped(const char *s, int64_t n, FILE *out) {
     for (int64_t i = 0; i < n; i++) {
@@ -67,34 +70,41 @@ static void *run_body(void *arg) {
     return NULL;
 }
 
-/* The root of a sim run: the World's nodes, then the body on the first
- * (n0, or the first role's node of a package's cluster layout). */
+/* A node's boot, at every boot: its roles' services (state, `on start`). */
+static void *boot_node(void *arg) {
+    const oxl_test_node *ln = arg;
+    for (int64_t r = 0; r < ln->nroles; r++)
+        if (ln->roles[r].service) oxl_service_boot(ln->roles[r].service);
+    return NULL;
+}
+
+/* The root of a sim run: the layout's nodes, each serving its roles'
+ * services, then the body on the first. A panic on another node crashes
+ * that node, as a real process would die, and the run goes on. */
 static void *sim_root(void *arg) {
     const sim_session *ss = arg;
     const oxl_test_case *tc = ss->tc;
-    bool per_role = tc->nodes == 0 && tc->nroles > 0;
-    int64_t nodes = per_role ? tc->nroles : tc->nodes > 0 ? tc->nodes : 1;
     oxl_node *first = NULL;
-    for (int64_t i = 0; i < nodes; i++) {
-        char name[256], dir[4096];
-        oxl_node_config cfg = {.name = name};
-        if (per_role) {
-            snprintf(name, sizeof name, "%s-0", tc->roles[i]);
-            cfg.roles = &tc->roles[i];
-            cfg.nroles = 1;
-        } else {
-            snprintf(name, sizeof name, "n%" PRId64, i);
-            cfg.roles = tc->roles;
-            cfg.nroles = (size_t)tc->nroles;
-        }
+    for (int64_t i = 0; i < tc->nnodes; i++) {
+        const oxl_test_node *ln = &tc->layout[i];
+        const char *roles[TEST_MAX_ROLES];
+        char dir[4096];
+        if (ln->nroles > TEST_MAX_ROLES)
+            oxl_panic_at(tc->file, (int)tc->line, "node '%s' has more than %d roles", ln->name, TEST_MAX_ROLES);
+        for (int64_t r = 0; r < ln->nroles; r++) roles[r] = ln->roles[r].name;
+        oxl_node_config cfg = {.name = ln->name, .roles = roles, .nroles = (size_t)ln->nroles,
+                               .boot = ln->nroles ? boot_node : NULL, .boot_arg = (void *)ln, .panic_crashes = i > 0};
         if (ss->data_dir && *ss->data_dir) {
-            snprintf(dir, sizeof dir, "%s/%s", ss->data_dir, name);
+            snprintf(dir, sizeof dir, "%s/%s", ss->data_dir, ln->name);
             cfg.data_dir = dir;
         }
         oxl_node *n = oxl_node_new(&cfg);
-        if (!n) oxl_panic_at(tc->file, (int)tc->line, "cannot make the simulated node '%s'", name);
+        if (!n) oxl_panic_at(tc->file, (int)tc->line, "cannot make the simulated node '%s'", ln->name);
+        for (int64_t r = 0; r < ln->nroles; r++)
+            if (ln->roles[r].service) oxl_rpc_serve(n, ln->roles[r].service);
         if (!first) first = n;
     }
+    if (!first) oxl_panic_at(tc->file, (int)tc->line, "the test has no simulated node to run on");
     oxl_task *body = oxl_spawn_on_node_at(first, run_body, (void *)ss->tc, ss->tc->file, (int)ss->tc->line);
     if (oxl_join_at(body, NULL, ss->tc->file, (int)ss->tc->line) == OXL_JOIN_CANCELLED)
         oxl_panic_at(ss->tc->file, (int)ss->tc->line, "the test body was cancelled (its node %s was killed)", oxl_node_name(first));
@@ -106,10 +116,16 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
     opt.tail_events = TEST_TAIL_EVENTS;
     opt.stack_size = 1024 * 1024; /* as in a real-time run: the same recursion fits */
-    if (tc->nodes > TEST_MAX_NODES) {
-        fprintf(stderr, "error: the test asks for %" PRId64 " nodes (the limit is %d)\n", tc->nodes, TEST_MAX_NODES);
+    if (tc->nnodes > TEST_MAX_NODES) {
+        fprintf(stderr, "error: the test asks for %" PRId64 " nodes (the limit is %d)\n", tc->nnodes, TEST_MAX_NODES);
         return 2;
     }
+    const char *debug = getenv("OXL_SIM_NODES_DEBUG");
+    if (debug && *debug && strcmp(debug, "0") != 0 && strcmp(debug, "1") != 0) {
+        fprintf(stderr, "error: OXL_SIM_NODES_DEBUG='%s' must be 1 or 0\n", debug);
+        return 2;
+    }
+    if (debug && strcmp(debug, "1") == 0) opt.nodes_debug = stderr;
     sim_session ss = {tc, getenv("OXL_DATA_DIR")};
     oxl_sched_result r = oxl_sched_run(sim_root, &ss, &opt);
     oxl_rt_flush();
@@ -159,6 +175,7 @@ static int run_from_env(const oxl_test_case *tests, int64_t ntests) {
                 seed_env, INT64_MAX);
         return 2;
     }
+    if (!fence_config_from_env()) return 2; /* OXL_SIM_FENCE, said why */
     return run_sim(tc, seed, report);
 }
 

@@ -163,6 +163,19 @@ static void test_select(void) {
            "select chooses among ready arms only (%zu / %zu / %zu)", a.picked[0], a.picked[1], a.picked[2]);
     tap_ok(memcmp(a.picked, b.picked, sizeof a.picked) == 0 && r1.trace_hash == r2.trace_hash,
            "the same seed makes the same choices");
+    /* the choice is a stream of the seed: other seeds, other choices */
+    uint64_t first_picks = 0;
+    int distinct = 0;
+    for (uint64_t seed = 1; seed <= 16; seed++) {
+        select_case c = {{0}, 0, 0};
+        oxl_sched_options so = opts(seed);
+        oxl_sched_result rs = oxl_sched_run(select_root, &c, &so);
+        uint64_t picks = c.picked[0]; /* how often arm a won of 20 */
+        if (seed == 1) first_picks = picks;
+        distinct += picks != first_picks;
+        oxl_sched_result_free(&rs);
+    }
+    tap_ok(distinct > 0, "another seed makes other choices (%d of 15 seeds differ from seed 1)", distinct);
     tap_is_uint(a.timeout_index, 1, "a select with nothing ready returns n at its timeout");
     tap_is_int(a.timeout_at, 100 * OXL_MS, "after exactly the timeout in virtual time");
     oxl_sched_result_free(&r1);
@@ -252,6 +265,112 @@ static void test_seeds_and_replay(void) {
     oxl_sched_result_free(&rf2);
     oxl_sched_result_free(&ra);
     oxl_sched_result_free(&rb);
+}
+
+/* ---- oxl_rand is the seed's ---- */
+/* A task on the process node draws from the run's "user" stream: the same
+ * for a seed, another for another seed (and nodes draw their own). */
+static void *draw_three(void *arg) {
+    uint64_t *out = arg;
+    for (int i = 0; i < 3; i++) out[i] = oxl_rand();
+    return NULL;
+}
+
+static void test_rand_is_the_seeds(void) {
+    uint64_t draws[9][3], again[3];
+    for (uint64_t seed = 1; seed <= 9; seed++) {
+        oxl_sched_options o = opts(seed);
+        oxl_sched_result r = oxl_sched_run(draw_three, draws[seed - 1], &o);
+        oxl_sched_result_free(&r);
+    }
+    oxl_sched_options o = opts(1);
+    oxl_sched_result r = oxl_sched_run(draw_three, again, &o);
+    oxl_sched_result_free(&r);
+    tap_ok(memcmp(again, draws[0], sizeof again) == 0, "oxl_rand: the same seed draws the same numbers");
+    int same = 0;
+    for (int i = 0; i < 9; i++)
+        for (int j = i + 1; j < 9; j++) same += memcmp(draws[i], draws[j], sizeof draws[i]) == 0;
+    tap_is_int(same, 0, "and nine seeds draw nine different sequences");
+}
+
+/* ---- the hash covers the schedule ---- */
+/* Two tasks that only yield, then park on a channel nobody sends on: the
+ * schedule differs from seed to seed, but no World event does (spawns, the
+ * root's one sleep and its end are the same in every run). So only the
+ * switches, folded into the hash, can tell two schedules apart: equal
+ * hashes mean equal schedules, which the runner's determinism check
+ * relies on. */
+static void *yield_then_park(void *arg) {
+    for (int i = 0; i < 8; i++) oxl_yield();
+    int v;
+    oxl_chan_recv(arg, &v);
+    return NULL;
+}
+
+static void *two_yielders(void *arg) {
+    oxl_chan *never = oxl_chan_new(0, sizeof(int));
+    oxl_spawn(yield_then_park, never);
+    oxl_spawn(yield_then_park, never);
+    oxl_sleep(OXL_MS);
+    return NULL;
+}
+
+typedef struct schedule_run {
+    uint64_t hash;
+    uint32_t schedule[64];
+    size_t len;
+    oxl_trace_event events[64];
+    uint64_t nevents;
+} schedule_run;
+
+static void run_yielders(uint64_t seed, schedule_run *out) {
+    oxl_world_options wo = oxl_world_options_default(1); /* one World seed: only the schedule's seed varies */
+    oxl_world *w = oxl_world_new(&wo);
+    oxl_sched_options o = opts(seed);
+    o.world = w;
+    o.record_schedule = true;
+    oxl_sched_result r = oxl_sched_run(two_yielders, NULL, &o);
+    memset(out, 0, sizeof *out);
+    out->hash = r.trace_hash;
+    out->len = r.schedule_len < 64 ? r.schedule_len : 64;
+    memcpy(out->schedule, r.schedule, out->len * sizeof *r.schedule);
+    out->nevents = oxl_world_trace_count(w);
+    for (uint64_t i = 0; i < out->nevents && i < 64; i++) {
+        oxl_world_trace_event(w, i, &out->events[i]);
+        out->events[i].hash_after = 0; /* compare the events, not the hash */
+    }
+    oxl_sched_result_free(&r);
+    oxl_world_free(w);
+}
+
+static bool same_events(const schedule_run *a, const schedule_run *b) {
+    if (a->nevents != b->nevents) return false;
+    for (uint64_t i = 0; i < a->nevents && i < 64; i++) {
+        const oxl_trace_event *x = &a->events[i], *y = &b->events[i];
+        if (x->kind != y->kind || x->time != y->time || x->seq != y->seq || x->arg != y->arg || x->node != y->node ||
+            x->peer != y->peer || x->label != y->label)
+            return false;
+    }
+    return true;
+}
+
+static void test_hash_covers_the_schedule(void) {
+    schedule_run first, other;
+    run_yielders(1, &first);
+    int differing = 0, told_apart = 0, same_kept = 0;
+    for (uint64_t seed = 2; seed <= 30; seed++) {
+        run_yielders(seed, &other);
+        bool same_schedule = other.len == first.len && memcmp(other.schedule, first.schedule, first.len * 4) == 0;
+        if (same_schedule || !same_events(&first, &other)) continue;
+        same_kept++;
+        differing++;
+        told_apart += other.hash != first.hash;
+    }
+    tap_ok(same_kept >= 5, "seeds give other schedules with the very same World events (%d of 29)", same_kept);
+    tap_is_int(told_apart, differing, "and every other schedule has another trace hash");
+    schedule_run again;
+    run_yielders(1, &again);
+    tap_is_uint(again.hash, first.hash, "the same schedule, the same hash");
 }
 
 /* ---- decisions at spawn and wakeup, only when asked for ---- */
@@ -908,6 +1027,8 @@ int main(void) {
     test_bounded_blocks();
     test_select();
     test_seeds_and_replay();
+    test_hash_covers_the_schedule();
+    test_rand_is_the_seeds();
     test_preempt_on_wake();
     test_pct();
     test_reports();

@@ -326,9 +326,11 @@ static void test_stale_read(void) {
     tap_is_uint(r.key, 3, "the violation names key 3");
     tap_is_str(r.report,
                "not linearizable: key 3 (register starting at 0), "
-               "2 of 2 operations form a minimal failing history:\n"
+               "2 of 2 operations form a minimal failing history (it fails whatever the register held "
+               "before; without any one of them the rest is linearizable):\n"
                "  client 1  write(5)                 invoke @11.000ms  ok @13.000ms\n"
-               "  client 2  read() -> 0              invoke @15.000ms  ok @17.000ms\n",
+               "  client 2  read() -> 0              invoke @15.000ms  ok @17.000ms"
+               "   <- no linearization once this returns\n",
                "the report shows the failing history");
     oxl_lin_result_free(&r);
     tap_ok(r.report == NULL, "oxl_lin_result_free clears the report");
@@ -356,8 +358,11 @@ static void test_concurrent_write(void) {
     oxl_lin_result r = oxl_check_register(x.h, 0, 0);
     tap_is_int(r.verdict, OXL_LIN_VIOLATION,
                "new then old across sequential reads during a write is a violation");
-    tap_contains(r.report, "3 of 3 operations", "all three ops are needed");
+    /* Nothing writes 0 after the read of 1: the two reads alone prove it. */
+    tap_contains(r.report, "2 of 3 operations", "the two reads are the witness");
     tap_contains(r.report, "read() -> 1", "the report shows the read of the new value");
+    tap_contains(r.report, "read() -> 0", "and the read of the old one after it");
+    tap_ok(!strstr(r.report ? r.report : "", "write(1)"), "the write cannot explain a 0 and is left out");
     oxl_lin_result_free(&r);
     hist_free(&x);
 
@@ -368,7 +373,9 @@ static void test_concurrent_write(void) {
     read_ok(&x, 3, 0, 0);
     r = oxl_check_register(x.h, 0, 0);
     tap_is_int(r.verdict, OXL_LIN_VIOLATION, "new then old with a never-completed write is a violation");
-    tap_contains(r.report, "never completed (outcome unknown)", "the report marks the pending write");
+    /* An op that may be left out can never be needed to fail. */
+    tap_ok(r.witness_minimal && r.witness_len == 2, "the witness is the two reads (%zu ops)", r.witness_len);
+    tap_ok(!strstr(r.report ? r.report : "", "write("), "a pending write is never part of a minimal witness");
     oxl_lin_result_free(&r);
     hist_free(&x);
 
@@ -469,8 +476,9 @@ static void test_info(void) {
     read_ok(&x, 3, 0, 0);
     r = oxl_check_register(x.h, 0, 0);
     tap_is_int(r.verdict, OXL_LIN_VIOLATION, "an info write cannot be seen and then unseen");
-    tap_contains(r.report, "write(7)                 invoke @1.000ms  info (outcome unknown) @2.000ms",
-                 "the report marks the info op");
+    tap_contains(r.report, "client 2  read() -> 7 ", "the report names the read of 7");
+    tap_contains(r.report, "client 3  read() -> 0 ", "and the later read of 0");
+    tap_ok(!strstr(r.report ? r.report : "", "info (outcome unknown)"), "the info write may be left out: not named");
     oxl_lin_result_free(&r);
     hist_free(&x);
 
@@ -683,8 +691,10 @@ static void test_budget(void) {
     tap_contains(r.report, "may not be minimal", "is reported unshrunk when shrinking runs out");
     oxl_lin_result_free(&r);
     r = oxl_check_register(x.h, 0, 0);
-    tap_contains(r.report, "3 of 9 operations form a minimal failing history",
-                 "the default budget shrinks it to write(3), write(4), read() -> 3");
+    tap_contains(r.report, "2 of 9 operations form a minimal failing history",
+                 "the default budget shrinks it to read() -> 4, read() -> 3");
+    tap_contains(r.report, "client 2  read() -> 4 ", "the read of 4");
+    tap_contains(r.report, "client 3  read() -> 3 ", "and the stale read after it");
     oxl_lin_result_free(&r);
     hist_free(&x);
 
@@ -812,6 +822,213 @@ static void test_large(void) {
     script_free(&s);
 }
 
+/* ---- the witness a violation names ---------------------------------------------------------- */
+static bool witness_has(const oxl_lin_result *r, oxl_op_id op) {
+    for (size_t i = 0; i < r->witness_len; i++)
+        if (r->witness[i] == op) return true;
+    return false;
+}
+
+static void test_witness_cases(void) {
+    /* The culprit comes first; a failed cas later is explained by the write
+     * before it. Dropping that write would leave "cas(0, 3) -> failed" from
+     * 0 failing on its own: a report blaming an op that did nothing wrong. */
+    hist x = hist_new();
+    oxl_op_id bad = inv(&x, 1, 0, OXL_OP_READ, 0, 0);
+    ok(&x, bad, 9);
+    write_ok(&x, 2, 0, 1);
+    oxl_op_id c = inv(&x, 3, 0, OXL_OP_CAS, 0, 3);
+    ok(&x, c, 0);
+    oxl_lin_result r = oxl_check_register(x.h, 0, 0);
+    tap_is_int(r.verdict, OXL_LIN_VIOLATION, "a read of a value nobody wrote is a violation");
+    tap_ok(r.witness_len == 1 && witness_has(&r, bad), "the witness is that read alone (%zu ops)", r.witness_len);
+    tap_is_uint(r.witness_end, bad, "its completion ends the failing prefix");
+    tap_ok(r.witness_needs_initial, "it fails only because the register starts at 0");
+    tap_ok(!witness_has(&r, c), "the failed cas, explained by write(1), is not named");
+    tap_contains(r.report, "it fails from this initial value only", "the report says the initial value matters");
+    tap_contains(r.report, "read() -> 9", "and names the read");
+    oxl_lin_result_free(&r);
+    tap_ok(r.witness == NULL && r.witness_len == 0, "oxl_lin_result_free clears the witness");
+    hist_free(&x);
+
+    /* A stale read after a failed cas: the cas did nothing wrong. */
+    x = hist_new();
+    write_ok(&x, 1, 0, 1);
+    c = inv(&x, 2, 0, OXL_OP_CAS, 0, 3);
+    ok(&x, c, 0);
+    oxl_op_id w2 = inv(&x, 1, 0, OXL_OP_WRITE, 2, 0);
+    ok(&x, w2, 0);
+    bad = inv(&x, 3, 0, OXL_OP_READ, 0, 0);
+    ok(&x, bad, 1);
+    r = oxl_check_register(x.h, 0, 0);
+    tap_is_int(r.verdict, OXL_LIN_VIOLATION, "a read of 1 after write(2) completed is a violation");
+    tap_ok(r.witness_len == 2 && witness_has(&r, w2) && witness_has(&r, bad),
+           "the witness is write(2) and the stale read (%zu ops)", r.witness_len);
+    tap_ok(!r.witness_needs_initial, "which fail whatever the register held");
+    tap_ok(!witness_has(&r, c), "the failed cas is not named");
+    oxl_lin_result_free(&r);
+    hist_free(&x);
+
+    /* Only the shortest failing prefix counts: a later, unrelated problem
+     * on the same key is not what the report shows. */
+    x = hist_new();
+    write_ok(&x, 1, 0, 1);
+    bad = inv(&x, 2, 0, OXL_OP_READ, 0, 0);
+    ok(&x, bad, 0);
+    write_ok(&x, 1, 0, 5);
+    oxl_op_id later = inv(&x, 2, 0, OXL_OP_READ, 0, 0);
+    ok(&x, later, 7);
+    r = oxl_check_register(x.h, 0, 0);
+    tap_is_int(r.verdict, OXL_LIN_VIOLATION, "two problems on one key: a violation");
+    tap_is_uint(r.witness_end, bad, "the first one ends the shortest failing prefix");
+    tap_ok(witness_has(&r, bad) && !witness_has(&r, later), "the witness is about the first one");
+    tap_ok(r.witness_minimal, "and is minimal");
+    oxl_lin_result_free(&r);
+    hist_free(&x);
+}
+
+/* Replays only the ops `keep` of the script (by op index), and only the
+ * events up to event `last`: later completions are left out (pending).
+ * Failed ops are left out as the checker leaves them out. */
+static oxl_history *replay_sub(const script *s, const bool *keep, int last) {
+    oxl_history *h = oxl_history_new();
+    oxl_op_id *ids = malloc((size_t)(s->n_ops ? s->n_ops : 1) * sizeof *ids);
+    if (!h || !ids) tap_bail("out of memory");
+    for (int e = 0; e < s->n_evs && e <= last; e++) {
+        int k = s->ev_op[e];
+        const gen_op *o = &s->ops[k];
+        if (!keep[k] || o->status == ST_FAIL) continue; /* a failed op had no effect, whenever it returns */
+        oxl_time_ns t = (oxl_time_ns)(e + 1) * OXL_MS;
+        if (s->ev_type[e] == EV_INVOKE)
+            ids[k] = oxl_history_invoke(h, o->client, o->key, o->kind, o->a, o->b, t);
+        else if (o->status == ST_OK)
+            oxl_history_ok(h, ids[k], o->out, t);
+        else
+            oxl_history_info(h, ids[k], t);
+    }
+    free(ids);
+    return h;
+}
+
+/* Linearizable from `initial`, or (any) from some starting value: tried
+ * independently of the checker's own way, over every value the script's
+ * kept ops mention and one more. */
+static oxl_lin_verdict verdict_sub(const script *s, const bool *keep, int last, bool any, int64_t initial) {
+    oxl_history *h = replay_sub(s, keep, last);
+    oxl_lin_verdict v;
+    if (!any) {
+        oxl_lin_result r = oxl_check_register(h, initial, 0);
+        v = r.verdict;
+        oxl_lin_result_free(&r);
+    } else {
+        int64_t top = 0;
+        v = OXL_LIN_VIOLATION;
+        for (int i = 0; i < s->n_ops; i++) {
+            if (!keep[i]) continue;
+            int64_t vals[3] = {s->ops[i].a, s->ops[i].b, s->ops[i].out};
+            for (int j = 0; j < 3 && v == OXL_LIN_VIOLATION; j++) {
+                if (vals[j] > top) top = vals[j];
+                oxl_lin_result r = oxl_check_register(h, vals[j], 0);
+                if (r.verdict != OXL_LIN_VIOLATION) v = r.verdict;
+                oxl_lin_result_free(&r);
+            }
+        }
+        if (v == OXL_LIN_VIOLATION) {
+            oxl_lin_result r = oxl_check_register(h, top + 1, 0);
+            v = r.verdict;
+            oxl_lin_result_free(&r);
+        }
+    }
+    oxl_history_free(h);
+    return v;
+}
+
+/* The property of every violation report, on generated histories: the
+ * witness lies in the shortest failing prefix and names the op that ends
+ * it; it is not linearizable (from the initial value when it says it needs
+ * it, else from any); removing any one of its ops makes it linearizable;
+ * and one that needs the initial value is linearizable from another. */
+static void test_witness_property(void) {
+    static const gen_params params[] = {
+        {.n_ops = 12, .n_clients = 3, .n_keys = 1, .n_values = 3, .p_fail = 10, .p_info = 10, .p_abandon = 30},
+        {.n_ops = 40, .n_clients = 4, .n_keys = 1, .n_values = 4, .p_fail = 5, .p_info = 5, .p_abandon = 20},
+        {.n_ops = 120, .n_clients = 5, .n_keys = 3, .n_values = 5, .p_fail = 2, .p_info = 5, .p_abandon = 20},
+        {.n_ops = 60, .n_clients = 8, .n_keys = 1, .n_values = 2, .p_fail = 0, .p_info = 20, .p_abandon = 10},
+    };
+    int checked = 0, held = 0, needs_initial = 0, witness_ops = 0, biggest = 0, ends_at_first = 0;
+    for (size_t p = 0; p < sizeof params / sizeof params[0]; p++) {
+        for (int seed = 1; seed <= 400; seed++) {
+            script s = generate((uint64_t)seed * 31 + p, params[p]);
+            /* One or two mutated outputs: a violation somewhere, usually. */
+            mutate(&s, (uint64_t)seed, params[p].n_values);
+            if (seed % 2) mutate(&s, (uint64_t)seed + 1000, params[p].n_values);
+            oxl_history *h = replay(&s);
+            oxl_lin_result r = oxl_check_register(h, 0, 0);
+            oxl_history_free(h);
+            if (r.verdict != OXL_LIN_VIOLATION) {
+                oxl_lin_result_free(&r);
+                script_free(&s);
+                continue;
+            }
+            checked++;
+            bool good = r.witness_minimal && r.witness_len > 0 && r.witness_end != OXL_NO_OP &&
+                        r.first_failure != OXL_NO_OP && witness_has(&r, r.witness_end);
+            bool *keep = calloc((size_t)s.n_ops, sizeof *keep);
+            bool *all = calloc((size_t)s.n_ops, sizeof *all);
+            if (!keep || !all) tap_bail("out of memory");
+            int last = good ? s.ops[r.witness_end].done_ev : 0;
+            int first = good ? s.ops[r.first_failure].done_ev : 0;
+            good = good && last <= first;
+            for (int i = 0; good && i < s.n_ops; i++) all[i] = s.ops[i].key == s.ops[r.witness_end].key;
+            for (size_t i = 0; good && i < r.witness_len; i++) {
+                const gen_op *o = &s.ops[r.witness[i]];
+                keep[r.witness[i]] = true;
+                good = o->key == s.ops[r.witness_end].key && o->inv_ev < last; /* inside the prefix */
+            }
+            bool any = !r.witness_needs_initial;
+            /* The prefix ending at witness_end fails; the one before it does not. */
+            const char *why = good ? NULL : "no minimal witness ending inside it";
+            if (!why && verdict_sub(&s, all, first, false, 0) != OXL_LIN_VIOLATION)
+                why = "the key's history does not fail when first_failure returns";
+            if (!why && verdict_sub(&s, all, first - 1, false, 0) != OXL_LIN_OK)
+                why = "the key's history fails before first_failure returns";
+            /* The witness's own shortest failing prefix ends at witness_end. */
+            if (!why && verdict_sub(&s, keep, last - 1, any, 0) != OXL_LIN_OK)
+                why = "the witness fails before witness_end returns";
+            if (!why && verdict_sub(&s, keep, last, any, 0) != OXL_LIN_VIOLATION) why = "it does not fail";
+            for (size_t i = 0; !why && i < r.witness_len; i++) {
+                keep[r.witness[i]] = false;
+                if (verdict_sub(&s, keep, last, any, 0) != OXL_LIN_OK) why = "it fails without one of its ops";
+                keep[r.witness[i]] = true;
+            }
+            if (!why && !any && verdict_sub(&s, keep, last, true, 0) != OXL_LIN_OK)
+                why = "it fails from other starting values too";
+            good = !why;
+            if (good) {
+                held++;
+            } else {
+                tap_diag("params %zu seed %d: the witness does not hold (%s):\n%s", p, seed, why,
+                         r.report ? r.report : "(no report)");
+            }
+            needs_initial += r.witness_needs_initial;
+            ends_at_first += r.witness_end == r.first_failure;
+            witness_ops += (int)r.witness_len;
+            if ((int)r.witness_len > biggest) biggest = (int)r.witness_len;
+            free(keep);
+            free(all);
+            oxl_lin_result_free(&r);
+            script_free(&s);
+        }
+    }
+    tap_ok(checked >= 600, "%d generated histories are not linearizable", checked);
+    tap_is_int(held, checked, "every witness lies in the shortest failing prefix, fails, and is linearizable "
+                              "without any one of its ops (%d needed the initial value; %.1f ops on average, "
+                              "at most %d)",
+               needs_initial, checked ? (double)witness_ops / checked : 0.0, biggest);
+    tap_ok(ends_at_first * 10 >= checked * 9, "%d of %d witnesses end with the op that ends the failing prefix",
+           ends_at_first, checked);
+}
+
 int main(void) {
     test_empty();
     test_sequential();
@@ -826,5 +1043,7 @@ int main(void) {
     test_budget();
     test_random_small();
     test_large();
+    test_witness_cases();
+    test_witness_property();
     return tap_done();
 }

@@ -1,6 +1,7 @@
 /* sim_trace_test: the trace (hash, render, first divergence, message
  * events on and off) and seed sweeps (reports, reproduction, commands). */
 #include "oxl_sim.h"
+#include "sim/sim_internal.h" /* sim_trace_record, to vary one field at a time */
 #include "tap.h"
 
 #include <stdlib.h>
@@ -139,6 +140,69 @@ static void test_ring_window(void) {
     oxl_world_free(w);
 }
 
+/* trace.c's claim: each event folds (kind, node, peer, time, seq, arg,
+ * label text) into the hash. One event recorded into fresh Worlds, with
+ * each field changed in turn: every change must change the hash. */
+typedef struct one_event {
+    oxl_event_kind kind;
+    oxl_node_id node, peer;
+    oxl_time_ns time;
+    uint64_t seq, arg;
+    const char *label;
+} one_event;
+
+static uint64_t hash_of(one_event e) {
+    oxl_world_options o = oxl_world_options_default(5);
+    oxl_world *w = oxl_world_new(&o);
+    oxl_world_add_node(w, "a", ping_new, NULL);
+    oxl_world_add_node(w, "b", ping_new, NULL);
+    w->now = e.time;
+    sim_trace_record(w, e.kind, e.node, e.peer, e.seq, e.arg, sim_intern(w, e.label));
+    uint64_t h = oxl_world_trace_hash(w);
+    oxl_world_free(w);
+    return h;
+}
+
+static void test_every_field_in_hash(void) {
+    one_event base = {OXL_EV_SEND, 0, 1, 7 * OXL_MS, 3, 24, "x"};
+    uint64_t h = hash_of(base);
+    tap_is_uint(hash_of(base), h, "the same event in a fresh World folds to the same hash");
+    one_event e = base;
+    e.kind = OXL_EV_DELIVER;
+    tap_ok(hash_of(e) != h, "the event's kind is in the hash");
+    e = base, e.node = 1;
+    tap_ok(hash_of(e) != h, "its node is in the hash");
+    e = base, e.peer = OXL_NO_NODE;
+    tap_ok(hash_of(e) != h, "its peer is in the hash");
+    e = base, e.time += 1;
+    tap_ok(hash_of(e) != h, "its virtual time is in the hash (to the nanosecond)");
+    e = base, e.seq += 1;
+    tap_ok(hash_of(e) != h, "its sequence number is in the hash");
+    e = base, e.arg += 1;
+    tap_ok(hash_of(e) != h, "its arg (message size, drop reason, config value, task id) is in the hash");
+    e = base, e.arg = 0;
+    tap_ok(hash_of(e) != h, "an arg of 0 too");
+    e = base, e.label = "y";
+    tap_ok(hash_of(e) != h, "its label's text is in the hash");
+
+    /* The same through the API: two runs that differ only in a message's
+     * size (the arg of its send and deliver events) hash apart. */
+    uint64_t sized[2];
+    for (int run = 0; run < 2; run++) {
+        oxl_world_options o = oxl_world_options_default(9);
+        oxl_world *w = oxl_world_new(&o);
+        int budget = 1; /* no answers */
+        oxl_world_add_node(w, "a", ping_new, &budget);
+        oxl_world_add_node(w, "b", ping_new, &budget);
+        oxl_world_run(w);
+        oxl_ctx_send(oxl_world_ctx(w, 1), 0, "abcdef", run ? 6 : 5);
+        oxl_world_run(w);
+        sized[run] = oxl_world_trace_hash(w);
+        oxl_world_free(w);
+    }
+    tap_ok(sized[0] != sized[1], "a message one byte longer gives another hash");
+}
+
 /* ---- sweeps ---- */
 static const char *every_seventh(oxl_world *w, void *arg) {
     int budget = 10;
@@ -203,6 +267,7 @@ int main(void) {
     test_first_divergence();
     test_trace_messages_off();
     test_ring_window();
+    test_every_field_in_hash();
     test_sweep();
     return tap_done();
 }

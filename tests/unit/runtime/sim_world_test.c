@@ -20,6 +20,7 @@ typedef struct received {
 typedef struct log {
     received items[LOG_MAX];
     int count;
+    int total; /* every message received, logged or past LOG_MAX */
     int starts;
     int timer_fired;
 } log_t;
@@ -35,6 +36,7 @@ static void rec_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const vo
     log_t *lg = ((rec *)self)->log;
     int payload = 0;
     if (len == sizeof payload) memcpy(&payload, data, sizeof payload);
+    lg->total++;
     if (lg->count < LOG_MAX) lg->items[lg->count++] = (received){c.node, from, c.incarnation, oxl_world_now(c.world), payload};
 }
 
@@ -204,6 +206,34 @@ static void test_one_way_block(void) {
     oxl_world_run(w);
     tap_ok(lg.count == 1 && lg.items[0].from == 1, "only the unblocked direction delivers");
     oxl_world_free(w);
+
+    /* A timed one-way block ends by itself, and only its own cut. */
+    lg = (log_t){0};
+    w = world_with(6, 3, &lg);
+    oxl_net_block(w, 2, 0);
+    tap_is_int(oxl_net_block_for(w, 0, 1, 100 * OXL_MS), OXL_OK, "block n0 -> n1 for 100ms");
+    tap_is_int(oxl_net_block_for(w, 0, 1, 300 * OXL_MS), OXL_OK, "and, overlapping, for 300ms");
+    tap_ok(oxl_net_is_blocked(w, 0, 1) && !oxl_net_is_blocked(w, 1, 0), "a timed block is one way");
+    send_int(w, 0, 1, 1);
+    send_int(w, 1, 0, 2);
+    oxl_world_run_for(w, 50 * OXL_MS);
+    tap_ok(lg.count == 1 && lg.items[0].from == 1, "only the other direction delivers meanwhile");
+    oxl_world_run_for(w, 100 * OXL_MS);
+    tap_ok(oxl_net_is_blocked(w, 0, 1), "the link stays cut while the longer block lasts");
+    oxl_world_run_for(w, 200 * OXL_MS);
+    tap_ok(!oxl_net_is_blocked(w, 0, 1), "and opens when both have ended");
+    tap_ok(oxl_net_is_blocked(w, 2, 0), "an untimed block elsewhere stays");
+    send_int(w, 0, 1, 3);
+    oxl_world_run(w);
+    tap_is_int(lg.count, 2, "messages pass again");
+    oxl_net_block_for(w, 1, 2, 100 * OXL_MS);
+    oxl_net_heal(w);
+    tap_ok(!oxl_net_is_blocked(w, 1, 2) && !oxl_net_is_blocked(w, 2, 0), "heal lifts timed and untimed blocks");
+    oxl_net_block_for(w, 1, 2, 0);
+    tap_ok(oxl_net_is_blocked(w, 1, 2), "a block for 0 lasts until heal");
+    oxl_world_run_for(w, OXL_SEC);
+    tap_ok(oxl_net_is_blocked(w, 1, 2), "and does not end by itself");
+    oxl_world_free(w);
 }
 
 static void test_drop_duplicate_reorder(void) {
@@ -237,6 +267,89 @@ static void test_drop_duplicate_reorder(void) {
     for (int i = 1; i < lg.count; i++) inversions += lg.items[i].payload < lg.items[i - 1].payload;
     tap_ok(lg.count == 200 && inversions > 10, "reorder 1.0 lets messages overtake (%d inversions)", inversions);
     oxl_world_free(w);
+}
+
+/* A mid-range rate is what it says: over 4,000 messages on each of five
+ * seeds, the drops (and the copies) of a 30% rate stay within five
+ * standard deviations of 1,200 (sd 29): a draw that only ever fires at
+ * rate 1, or at some other rate, is far outside. */
+static int deliveries_at(uint64_t seed, double drop, double dup, int messages) {
+    log_t *lg = calloc(1, sizeof *lg);
+    oxl_world *w = world_with(seed, 2, lg);
+    oxl_net_latency(w, 1 * OXL_MS, 50 * OXL_MS);
+    oxl_net_drop(w, drop);
+    oxl_net_duplicate(w, dup);
+    for (int i = 0; i < messages; i++) send_int(w, 0, 1, i);
+    oxl_world_run(w);
+    int n = lg->total;
+    oxl_world_free(w);
+    free(lg);
+    return n;
+}
+
+static void test_mid_range_rates(void) {
+    const int m = 4000, lo = 1200 - 5 * 29, hi = 1200 + 5 * 29;
+    bool drops_ok = true, dups_ok = true;
+    int drop_min = m, drop_max = 0, dup_min = m, dup_max = 0;
+    for (uint64_t seed = 11; seed <= 15; seed++) {
+        int dropped = m - deliveries_at(seed, 0.3, 0.0, m);
+        int copies = deliveries_at(seed, 0.0, 0.3, m) - m;
+        drops_ok = drops_ok && dropped >= lo && dropped <= hi;
+        dups_ok = dups_ok && copies >= lo && copies <= hi;
+        drop_min = dropped < drop_min ? dropped : drop_min, drop_max = dropped > drop_max ? dropped : drop_max;
+        dup_min = copies < dup_min ? copies : dup_min, dup_max = copies > dup_max ? copies : dup_max;
+    }
+    tap_ok(drops_ok, "drop 0.3 loses 30%% of messages (%d..%d of %d, bound %d..%d)", drop_min, drop_max, m, lo, hi);
+    tap_ok(dups_ok, "duplicate 0.3 copies 30%% of messages (%d..%d of %d, bound %d..%d)", dup_min, dup_max, m, lo, hi);
+    /* both at once: 0.3 of the messages lost, 0.3 of the rest copied */
+    int both = deliveries_at(16, 0.3, 0.3, m);
+    tap_ok(both >= 2800 + 840 - 5 * 40 && both <= 2800 + 840 + 5 * 40,
+           "drop 0.3 and duplicate 0.3 together deliver 0.7 * 1.3 of them (%d of %d)", both, m);
+
+    /* reordering: with FIFO links a message overtakes only when the dice
+     * let it, so a mid rate lies strictly between none and every one */
+    int inv[3];
+    const double rates[3] = {0.0, 0.3, 1.0};
+    for (int r = 0; r < 3; r++) {
+        log_t *lg = calloc(1, sizeof *lg);
+        oxl_world *w = world_with(17, 2, lg);
+        oxl_net_latency(w, 1 * OXL_MS, 50 * OXL_MS);
+        oxl_net_reorder(w, rates[r]);
+        for (int i = 0; i < m; i++) send_int(w, 0, 1, i);
+        oxl_world_run(w);
+        inv[r] = 0;
+        for (int i = 1; i < lg->count; i++) inv[r] += lg->items[i].payload < lg->items[i - 1].payload;
+        oxl_world_free(w);
+        free(lg);
+    }
+    tap_ok(inv[0] == 0 && inv[1] > 0 && inv[1] < inv[2],
+           "reorder 0.3 lets some messages overtake: %d inversions against %d at 0 and %d at 1", inv[1], inv[0], inv[2]);
+}
+
+/* oxl_rng_below is unbiased, also where a plain multiply is not: for
+ * n = 3 * 2^62 a multiply without Lemire's rejection step maps two draws to
+ * every value divisible by 3 and one to the others, so a third of the
+ * values would come up half the time. */
+static void test_below_unbiased(void) {
+    oxl_rng r;
+    oxl_rng_seed(&r, 99, "bias");
+    const uint64_t n = UINT64_C(3) << 62;
+    const int draws = 3000;
+    int thirds = 0, in_range = 1;
+    for (int i = 0; i < draws; i++) {
+        uint64_t v = oxl_rng_below(&r, n);
+        in_range &= v < n;
+        thirds += v % 3 == 0;
+    }
+    /* a third of 3,000 is 1,000 with sd 25.8 */
+    tap_ok(in_range && thirds >= 1000 - 5 * 26 && thirds <= 1000 + 5 * 26,
+           "oxl_rng_below(3 * 2^62) is uniform: %d of %d draws divisible by 3", thirds, draws);
+    int small[6] = {0};
+    for (int i = 0; i < 6000; i++) small[oxl_rng_below(&r, 6)]++;
+    bool flat = true;
+    for (int k = 0; k < 6; k++) flat = flat && small[k] >= 1000 - 5 * 29 && small[k] <= 1000 + 5 * 29;
+    tap_ok(flat, "oxl_rng_below(6) is uniform (%d %d %d %d %d %d of 6000)", small[0], small[1], small[2], small[3],
+           small[4], small[5]);
 }
 
 /* The test's fault stream and the network's stream are separate: drawing
@@ -369,6 +482,9 @@ static void test_misuse(void) {
         {"API misuse: oxl_world_add_node: bad node name 'a|b' (1..63 printable characters, no spaces, '|' or '>')"},
         {"API misuse: oxl_world_set_disk_fail_rate: write probability -0.1 is outside [0, 1]"},
         {"API misuse: oxl_world_after: negative duration -1ns"},
+        {"API misuse: oxl_net_block_for: negative duration -1ns"},
+        {"API misuse: oxl_net_block_for: node 'n1' cannot block itself"},
+        {"API misuse: oxl_net_block_for: unknown node 7"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         log_t lg = {0};
@@ -388,6 +504,9 @@ static void test_misuse(void) {
         case 9: rc = oxl_world_add_node(w, "a|b", rec_new, &lg) == OXL_NO_NODE ? OXL_EMISUSE : OXL_OK; break;
         case 10: rc = oxl_world_set_disk_fail_rate(w, 0, -0.1, 0); break;
         case 11: rc = oxl_world_after(w, -1, "x", restart_n1, NULL); break;
+        case 12: rc = oxl_net_block_for(w, 0, 1, -1); break;
+        case 13: rc = oxl_net_block_for(w, 1, 1, OXL_MS); break;
+        case 14: rc = oxl_net_block_for(w, 0, 7, OXL_MS); break;
         }
         tap_ok(rc == OXL_EMISUSE && oxl_world_run(w) == OXL_RUN_FAILED, "misuse %zu returns an error and fails the world", i);
         tap_is_str(oxl_world_failure(w), cases[i].expect, "misuse %zu is named", i);
@@ -441,14 +560,57 @@ static void test_run_until(void) {
     oxl_world_free(w);
 }
 
+/* Many timers, half of them cancelled at random: the cancelled ones leave
+ * the queue at once and the others fire in time order. */
+typedef struct fired {
+    oxl_time_ns last;
+    int count, out_of_order;
+} fired;
+
+static void ordered_cb(oxl_process *self, oxl_ctx c, void *arg) {
+    fired *f = arg;
+    if (oxl_ctx_now(c) < f->last) f->out_of_order++;
+    f->last = oxl_ctx_now(c);
+    f->count++;
+}
+
+static void test_many_cancelled_timers(void) {
+    log_t lg = {0};
+    oxl_world *w = world_with(9, 1, &lg);
+    oxl_ctx c = oxl_world_ctx(w, 0);
+    fired f = {0};
+    enum { N = 2000 };
+    oxl_timer_id ids[N];
+    oxl_rng r;
+    oxl_rng_seed(&r, 1, "test");
+    oxl_world_run_until(w, 0);
+    size_t before = oxl_world_pending(w);
+    for (int i = 0; i < N; i++) ids[i] = oxl_ctx_set_timer(c, oxl_rng_range(&r, 1, 1000) * OXL_MS, ordered_cb, &f);
+    int kept = N;
+    for (int i = 0; i < N; i++)
+        if (oxl_rng_chance(&r, 0.5)) {
+            oxl_ctx_cancel_timer(c, ids[i]);
+            kept--;
+        }
+    tap_is_uint(oxl_world_pending(w), before + (size_t)kept, "cancelled timers leave the queue at once (%d of %d kept)",
+                kept, N);
+    oxl_world_run(w);
+    tap_is_int(f.count, kept, "the others all fire");
+    tap_is_int(f.out_of_order, 0, "  in time order");
+    oxl_world_free(w);
+}
+
 int main(void) {
     test_boot_and_delivery();
+    test_many_cancelled_timers();
     test_zombie_context();
     test_in_flight_reaches_next_incarnation();
     test_timers();
     test_partition();
     test_one_way_block();
     test_drop_duplicate_reorder();
+    test_mid_range_rates();
+    test_below_unbiased();
     test_fault_stream_independent();
     test_clock_skew();
     test_tie_order();

@@ -5,6 +5,7 @@
 #include "oxl_std_test.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,135 @@ static void *bad_rate(void *arg) {
     return NULL;
 }
 
+/* ---- each rate by its effect ---- */
+/* The controls take per mille. Each is set through std.test and its effect
+ * measured: net.drop(50) loses 5% of the messages (not 50%), and so on,
+ * each within five standard deviations of what the rate promises. */
+typedef struct effects {
+    int sent, random_drops, copies, inversions; /* reorder_effects: sent counts deliveries */
+    int writes, write_eio, syncs, sync_eio;
+} effects;
+
+#define EFFECT_MESSAGES 2000
+#define EFFECT_BATCH 400 /* a batch's events fit the trace window */
+
+/* Sends EFFECT_MESSAGES from n0 to n1 in batches and counts, in the trace,
+ * the sends, random drops and copies. */
+static void send_and_count(effects *e) {
+    oxl_world *w = oxl_sched_world();
+    oxl_node_id a = oxl_world_node_by_name(w, "n0"), b = oxl_world_node_by_name(w, "n1");
+    for (int sent = 0; sent < EFFECT_MESSAGES; sent += EFFECT_BATCH) {
+        uint64_t first = oxl_world_trace_count(w);
+        for (int64_t i = sent; i < sent + EFFECT_BATCH; i++) oxl_ctx_send(oxl_world_ctx(w, a), b, &i, sizeof i);
+        oxl_std_test_clock_advance(OXL_SEC); /* every message lands */
+        for (uint64_t k = first; k < oxl_world_trace_count(w); k++) {
+            oxl_trace_event ev;
+            if (!oxl_world_trace_event(w, k, &ev)) continue;
+            e->random_drops += ev.kind == OXL_EV_DROP && ev.arg == 2;
+            e->copies += ev.kind == OXL_EV_DUPLICATE;
+            e->sent += ev.kind == OXL_EV_SEND;
+        }
+    }
+}
+
+static void *net_effects(void *arg) {
+    effects *e = arg;
+    oxl_node_new(&(oxl_node_config){.name = "n0"});
+    oxl_node_new(&(oxl_node_config){.name = "n1"});
+    oxl_std_test_net_latency(OXL_MS, 20 * OXL_MS);
+    oxl_std_test_net_drop(50);
+    oxl_std_test_net_duplicate(100);
+    send_and_count(e);
+    return NULL;
+}
+
+static void *disk_effects(void *arg) {
+    effects *e = arg;
+    oxl_node_new(&(oxl_node_config){.name = "n0"});
+    oxl_node_new(&(oxl_node_config){.name = "n1"});
+    oxl_std_test_disk_fail(S("n1"), 100, 200);
+    oxl_world *w = oxl_sched_world();
+    oxl_disk *d = oxl_world_disk(w, oxl_world_node_by_name(w, "n1"));
+    for (int i = 0; i < EFFECT_MESSAGES; i++) {
+        e->writes++;
+        if (oxl_disk_put(d, "k", &i, sizeof i) != OXL_DISK_OK) {
+            e->write_eio++;
+            continue;
+        }
+        e->syncs++; /* a sync with a write to make durable draws its fate */
+        if (oxl_disk_sync(d) != OXL_DISK_OK) e->sync_eio++;
+    }
+    return NULL;
+}
+
+/* net.reorder: EFFECT_BATCH messages with a latency range, and the
+ * deliveries out of send order counted. A delivery's seq is its send's
+ * place in the send order, so one below the previous delivery's overtook
+ * it. e->sent says how the rate is set: 1 through std.test's
+ * net.reorder(300), 0 through the kernel's oxl_net_reorder(w, 0.3). */
+static void *reorder_effects(void *arg) {
+    effects *e = arg;
+    bool through_std = e->sent;
+    oxl_node_new(&(oxl_node_config){.name = "n0"});
+    oxl_node_new(&(oxl_node_config){.name = "n1"});
+    oxl_std_test_net_latency(OXL_MS, 20 * OXL_MS);
+    oxl_world *w = oxl_sched_world();
+    if (through_std)
+        oxl_std_test_net_reorder(300);
+    else
+        oxl_net_reorder(w, 0.3);
+    oxl_node_id a = oxl_world_node_by_name(w, "n0"), b = oxl_world_node_by_name(w, "n1");
+    for (int64_t i = 0; i < EFFECT_BATCH; i++) oxl_ctx_send(oxl_world_ctx(w, a), b, &i, sizeof i);
+    uint64_t first = oxl_world_trace_count(w);
+    oxl_std_test_clock_advance(OXL_SEC);
+    uint64_t prev = 0;
+    e->sent = 0;
+    for (uint64_t k = first; k < oxl_world_trace_count(w); k++) {
+        oxl_trace_event ev;
+        if (!oxl_world_trace_event(w, k, &ev) || ev.kind != OXL_EV_DELIVER) continue;
+        if (e->sent++ && ev.seq < prev) e->inversions++;
+        prev = ev.seq;
+    }
+    return NULL;
+}
+
+static bool within(int got, double n, double p) {
+    double mean = n * p, sd = sqrt(n * p * (1 - p));
+    return got >= mean - 5 * sd && got <= mean + 5 * sd;
+}
+
+static void test_rates_by_effect(void) {
+    oxl_sched_options o;
+    oxl_sched_options_default(&o, 41);
+    effects e = {0};
+    oxl_sched_result r = oxl_sched_run(net_effects, &e, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "a body sending %d messages finishes", EFFECT_MESSAGES);
+    oxl_sched_result_free(&r);
+    tap_ok(e.sent == EFFECT_MESSAGES && within(e.random_drops, EFFECT_MESSAGES, 0.05),
+           "net.drop(50) loses 5%% of the messages (%d of %d)", e.random_drops, e.sent);
+    int kept = e.sent - e.random_drops;
+    tap_ok(within(e.copies, kept, 0.10), "net.duplicate(100) copies 10%% of the rest (%d of %d)", e.copies, kept);
+
+    effects de = {0};
+    r = oxl_sched_run(disk_effects, &de, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "a body writing its disk %d times finishes", EFFECT_MESSAGES);
+    oxl_sched_result_free(&r);
+    tap_ok(within(de.write_eio, de.writes, 0.10), "disk.fail(write: 100) fails 10%% of the writes (%d of %d)",
+           de.write_eio, de.writes);
+    tap_ok(within(de.sync_eio, de.syncs, 0.20), "disk.fail(sync: 200) fails 20%% of the syncs (%d of %d)", de.sync_eio,
+           de.syncs);
+
+    effects std_way = {.sent = 1}, c_way = {.sent = 0};
+    r = oxl_sched_run(reorder_effects, &std_way, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "a body reordering messages finishes");
+    oxl_sched_result_free(&r);
+    r = oxl_sched_run(reorder_effects, &c_way, &o);
+    oxl_sched_result_free(&r);
+    tap_ok(std_way.inversions > 0 && std_way.inversions == c_way.inversions,
+           "net.reorder(300) reorders exactly as a rate of 0.3 does (%d inversions in %d deliveries, %d at 0.3)",
+           std_way.inversions, std_way.sent, c_way.inversions);
+}
+
 int main(void) {
     oxl_rt_init();
     results r;
@@ -104,5 +234,6 @@ int main(void) {
     res = oxl_sched_run(bad_rate, NULL, &o);
     tap_contains(res.report, "panic: net.drop: rate 1500 is outside 0..1000 (per mille)", "a bad rate is named too");
     oxl_sched_result_free(&res);
+    test_rates_by_effect();
     return tap_done();
 }

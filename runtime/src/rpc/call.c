@@ -1,0 +1,230 @@
+/* call.c: the calling side of an rpc: which node answers, the request,
+ * the wait for its answer until the deadline, and what comes back.
+ *
+ * The serving node is a seeded draw (the run's "rpc" stream) among the
+ * live nodes that serve the service, in node order; a call `to:` a node
+ * goes there whatever its state. A call the caller's own node serves runs
+ * on the caller's task (serve.c). */
+#include "rpc/rpc_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* RpcError { kind, message }: two words, as OxL lays out the built-in
+ * struct's fields. */
+static oxl_word rpc_error(const char *kind, const char *message) {
+    oxl_word *e = oxl_alloc(2 * sizeof *e);
+    e[0] = oxl_word_from_str(oxl_str_from_cstr(kind));
+    e[1] = oxl_word_from_str(oxl_str_from_cstr(message));
+    return oxl_word_from_ptr(e);
+}
+
+static int64_t fail_with(oxl_word *out, int64_t status, const char *message) {
+    static const char *const kinds[] = {
+        [OXL_RPC_DEADLINE] = "deadline", [OXL_RPC_UNAVAILABLE] = "unavailable",
+        [OXL_RPC_CRASHED] = "crashed",   [OXL_RPC_PANIC] = "panic",
+    };
+    *out = rpc_error(kinds[status], message);
+    return status;
+}
+
+static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
+    for (size_t i = 0; i < rn->npending; i++)
+        if (rn->pending[i].id == id) {
+            if (at) *at = i;
+            return &rn->pending[i];
+        }
+    return NULL;
+}
+
+static void pending_remove(rpc_node *rn, uint64_t id) {
+    size_t i;
+    if (!pending_find(rn, id, &i)) return;
+    rn->pending[i] = rn->pending[--rn->npending];
+}
+
+/* Hands a reply to the waiting call, or drops it when there is none (a
+ * late answer, one to a dead incarnation, a duplicate). */
+static void deliver(rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
+                    int64_t method) {
+    rpc_pending *p = pending_find(rn, id, NULL);
+    if (!p || !oxl_chan_offer(p->chan, &rep)) {
+        rpc_trace(rn, server, id, p ? "duplicate answer dropped" : "late answer dropped", s, method);
+        rpc_reply_free(rep);
+        return;
+    }
+    rpc_trace(rn, server, id, rep->status == OXL_RPC_OK ? "answer" : rep->status == OXL_RPC_PANIC ? "panicked" : "crashed",
+              s, method);
+}
+
+void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
+                     const unsigned char *end, const oxl_service *s, int64_t method) {
+    (void)r;
+    size_t len = (size_t)(end - p);
+    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep + len);
+    rep->status = OXL_RPC_OK;
+    rep->message = NULL;
+    rep->len = len;
+    if (len) memcpy(rep->data, p, len);
+    deliver(rn, id, from, rep, s, method);
+}
+
+void rpc_fail_call(rpc_node *caller, uint64_t id, oxl_node_id server, int64_t status, char *message,
+                   const oxl_service *s, int64_t method) {
+    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep);
+    rep->status = status;
+    rep->message = message;
+    rep->len = 0;
+    deliver(caller, id, server, rep, s, method);
+}
+
+/* ---- choosing the node ---- */
+
+/* The names of the nodes that serve s, for a message. */
+static char *servers_text(rpc_run *r, const oxl_service *s) {
+    char *text = rpc_strf("%s", "");
+    for (size_t i = 0; i < r->nnodes; i++) {
+        if (!r->nodes[i].hooked || !rpc_serves(&r->nodes[i], s)) continue;
+        char *more = rpc_strf("%s%s%s", text, *text ? ", " : "", rpc_node_name(&r->nodes[i]));
+        free(text);
+        text = more;
+    }
+    return text;
+}
+
+/* A live node serving s, or NULL. */
+static rpc_node *choose(rpc_run *r, const oxl_service *s) {
+    oxl_world *w = oxl_sched_world();
+    size_t live = 0;
+    for (size_t i = 0; i < r->nnodes; i++)
+        if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i)) live++;
+    if (!live) return NULL;
+    uint64_t pick = live > 1 ? oxl_rng_below(&r->rng, live) : 0; /* no draw without a choice */
+    for (size_t i = 0; i < r->nnodes; i++)
+        if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i) && pick-- == 0)
+            return &r->nodes[i];
+    return NULL;
+}
+
+/* ---- the call ---- */
+
+static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_service *s, int64_t method,
+                      const oxl_word *args, int64_t deadline, oxl_word *out, const char *file, int line) {
+    const oxl_rpc_method *m = &s->methods[method];
+    if (me->npending >= OXL_RPC_MAX_PENDING)
+        oxl_panic_at(file, line, "%s.%s: node %s has %d calls in flight already (the limit)", s->name, m->name,
+                     rpc_node_name(me), OXL_RPC_MAX_PENDING);
+    oxl_ctx c = rpc_ctx(me);
+    uint64_t id = (uint64_t)c.incarnation << RPC_ID_COUNT_BITS | ++me->calls;
+    oxl_wire_buf *frame = &r->scratch;
+    frame->len = 0;
+    rpc_put_header(frame, RPC_REQ, id);
+    rpc_put_uvarint(frame, (uint64_t)s->id);
+    rpc_put_uvarint(frame, (uint64_t)method);
+    for (int64_t i = 0; i < m->nparams; i++) {
+        char err[256];
+        if (!oxl_wire_encode(frame, m->params[i], args[i], err, sizeof err))
+            oxl_panic_at(file, line, "%s.%s: argument %lld cannot be sent: %s", s->name, m->name, (long long)i + 1, err);
+    }
+    if (me->npending == me->cap_pending) {
+        me->cap_pending = me->cap_pending ? me->cap_pending * 2 : 8;
+        me->pending = rpc_xrealloc(me->pending, me->cap_pending * sizeof *me->pending);
+    }
+    oxl_chan *chan = rpc_chan_take(r);
+    oxl_node_id to = oxl_node_world_id(target->node);
+    me->pending[me->npending++] = (rpc_pending){id, chan, to};
+    rpc_trace(me, to, id, "call", s, method);
+    oxl_ctx_send(c, to, frame->data, frame->len);
+
+    oxl_time_ns until = oxl_world_now(oxl_sched_world()) + deadline;
+    for (;;) {
+        rpc_reply *rep = NULL;
+        oxl_chan_status st;
+        oxl_select_case sc = {chan, false, &rep};
+        oxl_time_ns left = until - oxl_world_now(oxl_sched_world());
+        size_t got = oxl_select_at(&sc, 1, left > 0 ? left : 0, &st, file, line);
+        if (got == 1) { /* the deadline */
+            pending_remove(me, id);
+            rpc_chan_give(r, chan);
+            rpc_trace(me, to, id, "deadline", s, method);
+            char *msg = rpc_strf("no answer from %s within %s (%s.%s)", rpc_node_name(target),
+                                 oxl_str_cstr(oxl_dur_to_str(deadline)), s->name, m->name);
+            int64_t status = fail_with(out, OXL_RPC_DEADLINE, msg);
+            free(msg);
+            return status;
+        }
+        if (rep->status != OXL_RPC_OK) {
+            pending_remove(me, id);
+            rpc_chan_give(r, chan);
+            int64_t status = fail_with(out, rep->status, rep->message);
+            rpc_reply_free(rep);
+            return status;
+        }
+        const unsigned char *p = rep->data;
+        char err[256];
+        bool ok = oxl_wire_decode(&p, rep->data + rep->len, m->result, out, err, sizeof err) &&
+                  p == rep->data + rep->len;
+        rpc_reply_free(rep);
+        if (ok) {
+            pending_remove(me, id);
+            rpc_chan_give(r, chan);
+            return OXL_RPC_OK;
+        }
+        /* a malformed answer is dropped, as a lost one would be: wait on */
+        rpc_trace(me, to, id, "malformed answer dropped", s, method);
+    }
+}
+
+int64_t oxl_rpc_call(const oxl_service *s, int64_t method, const oxl_word *args, int64_t deadline, oxl_string to,
+                     oxl_word *out, const char *file, int line) {
+    if (!s || method < 0 || method >= s->nmethods)
+        oxl_panic_at(file, line, "oxl_rpc_call: no method %lld of service %s", (long long)method, s ? s->name : "?");
+    if (!oxl_sched_world()) oxl_panic_at(file, line, "an rpc call outside a scheduler run");
+    const oxl_rpc_method *m = &s->methods[method];
+    if (deadline == OXL_RPC_NO_DEADLINE) deadline = OXL_RPC_DEFAULT_DEADLINE;
+    if (deadline < 0)
+        oxl_panic_at(file, line, "%s.%s: negative deadline %s", s->name, m->name, oxl_str_cstr(oxl_dur_to_str(deadline)));
+    rpc_run *r = rpc_run_get();
+    oxl_node *self = oxl_node_current();
+    rpc_node *me = rpc_node_of(r, self);
+    rpc_node *target = NULL;
+    if (to) {
+        oxl_node *n = oxl_node_by_name(oxl_str_cstr(to));
+        if (!n) { /* the names on the stack: the panic does not return */
+            char known[512] = "";
+            size_t len = 0;
+            for (oxl_node *k = oxl_node_next(NULL); k && len < sizeof known; k = oxl_node_next(k)) {
+                int w = snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", oxl_node_name(k));
+                if (w > 0) len += (size_t)w;
+            }
+            oxl_panic_at(file, line, "%s.%s: unknown node '%s' (to:; nodes: %s)", s->name, m->name, oxl_str_cstr(to),
+                         len ? known : "none");
+        }
+        target = rpc_node_of(r, n);
+        if (!rpc_serves(target, s)) {
+            char *msg = rpc_strf("node %s does not serve %s", oxl_node_name(n), s->name);
+            rpc_trace(me, oxl_node_world_id(n), 0, "unavailable", s, method);
+            int64_t status = fail_with(out, OXL_RPC_UNAVAILABLE, msg);
+            free(msg);
+            return status;
+        }
+    } else if (!self || rpc_serves(me, s)) {
+        target = me; /* outside a layout the process serves every service */
+    } else if (!(target = choose(r, s))) {
+        char *who = servers_text(r, s);
+        char *msg = *who ? rpc_strf("no live node serves %s (%s down)", s->name, who)
+                         : rpc_strf("no node serves %s", s->name);
+        free(who);
+        rpc_trace(me, OXL_NO_NODE, 0, "unavailable", s, method);
+        int64_t status = fail_with(out, OXL_RPC_UNAVAILABLE, msg);
+        free(msg);
+        return status;
+    }
+    if (target == me) {
+        rpc_call_local(me, s, method, args, out, file, line);
+        return OXL_RPC_OK;
+    }
+    return remote(r, me, target, s, method, args, deadline, out, file, line);
+}

@@ -1,0 +1,166 @@
+/* rpc_internal.h: what the files of runtime/src/rpc/ share, and nothing
+ * else includes. They use the public headers only (oxl_rpc.h brings
+ * oxl_sched.h, oxl_sim.h and oxl_rt.h). Prefix: rpc_.
+ *
+ * Frames (docs/services.md, "Wire format"), little-endian, version 1:
+ *   header   'O' 'X' 'R' version:u8 kind:u8 id:u64
+ *   REQ (1)  service:uvarint method:uvarint then each argument's value
+ *   REP (2)  status:u8 (0 = ok) service:uvarint method:uvarint then the result's value
+ * A call id is the caller's incarnation << 40 | its count of calls in that
+ * incarnation, so ids never repeat on a node and an answer to a dead
+ * incarnation finds no call waiting for it. */
+#ifndef OXL_RPC_INTERNAL_H
+#define OXL_RPC_INTERNAL_H
+
+#include "oxl_rpc.h"
+
+#if defined(__GNUC__)
+#define RPC_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define RPC_HIDDEN
+#endif
+
+/* Frame kinds, one line each with its layout after the header. */
+#define RPC_FRAMES(X)                                              \
+    X(REQ, 1, "service:uvarint method:uvarint arguments")         \
+    X(REP, 2, "status:u8 service:uvarint method:uvarint result")
+enum {
+#define RPC_FRAME_ENUM(name, code, layout) RPC_##name = code,
+    RPC_FRAMES(RPC_FRAME_ENUM)
+#undef RPC_FRAME_ENUM
+};
+#define RPC_HEADER_LEN 13
+#define RPC_MAX_PARAMS 256 /* an rpc's parameters: sema allows 255 */
+#define RPC_ID_COUNT_BITS 40
+
+/* ---- wire.c: bytes ---- */
+RPC_HIDDEN bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n);
+RPC_HIDDEN bool rpc_put_u8(oxl_wire_buf *b, uint8_t v);
+RPC_HIDDEN bool rpc_put_u64(oxl_wire_buf *b, uint64_t v);
+RPC_HIDDEN bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v);
+RPC_HIDDEN bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v);
+RPC_HIDDEN bool rpc_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v);
+RPC_HIDDEN bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v);
+
+/* ---- mailbox.c: per-node tables and the frames that reach a node ---- */
+
+/* An answer for a waiting call: a value's bytes, or why there is none. */
+typedef struct rpc_reply {
+    int64_t status;       /* OXL_RPC_* */
+    char *message;        /* not OK: what happened (malloc'd) */
+    size_t len;
+    unsigned char data[]; /* OK: the result's bytes */
+} rpc_reply;
+
+/* A call of this node waiting for its answer. */
+typedef struct rpc_pending {
+    uint64_t id;
+    oxl_chan *chan;       /* capacity 1: the rpc_reply * */
+    oxl_node_id target;
+} rpc_pending;
+
+/* A request this node's handler runs (or a local call, id 0, on the
+ * caller's own task). */
+typedef struct rpc_running {
+    oxl_node_id from;
+    uint64_t id;
+    uint64_t task;        /* the handler's task id */
+    const oxl_service *svc;
+    int64_t method;
+    size_t len;
+    unsigned char req[];  /* the request frame */
+} rpc_running;
+
+/* An answered request, kept so a duplicate gets the same answer again. */
+typedef struct rpc_answered {
+    oxl_node_id from;
+    uint64_t id;
+    unsigned char *frame;
+    size_t len;
+} rpc_answered;
+
+typedef struct rpc_node {
+    oxl_node *node;
+    const oxl_service *serves[OXL_RPC_MAX_SERVICES];
+    size_t nserves;
+    bool hooked;
+    /* the current incarnation's tables (emptied by a crash) */
+    uint64_t calls;
+    rpc_pending *pending;
+    size_t npending, cap_pending;
+    rpc_running **running;  /* each record stays put: its handler task holds it */
+    size_t nrunning, cap_running;
+    rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
+    size_t nanswered, answered_next;
+    /* (from, id) -> answered slot + 1; RPC_DEDUP_GONE marks a removed one */
+    uint16_t answered_index[2 * OXL_RPC_DEDUP];
+    size_t answered_gone;
+} rpc_node;
+#define RPC_DEDUP_GONE UINT16_MAX
+_Static_assert(2 * OXL_RPC_DEDUP < RPC_DEDUP_GONE, "answered slots fit the index");
+
+/* A trace label, interned once per (what, service, method): `what` is a
+ * string literal, its address a key for lookup only. */
+typedef struct rpc_label {
+    const char *what;
+    const oxl_service *svc;
+    int64_t method;
+    uint32_t label;
+} rpc_label_entry;
+
+typedef struct rpc_run {
+    rpc_label_entry *labels; /* open addressing, a power of two */
+    size_t nlabels, cap_labels;
+    rpc_node *nodes;      /* by World id */
+    size_t nnodes;
+    rpc_node process;     /* the process node (no World id): local calls only */
+    oxl_rng rng;          /* which node serves a call: a stream of its own */
+    oxl_chan **free_chans;
+    size_t nfree_chans, cap_free_chans;
+    oxl_wire_buf scratch; /* a frame being written: sent (copied) before anything else runs */
+} rpc_run;
+
+/* The run's rpc state. */
+RPC_HIDDEN rpc_run *rpc_run_get(void);
+/* The entry of node n (its hooks set on first use). */
+RPC_HIDDEN rpc_node *rpc_node_of(rpc_run *r, oxl_node *n);
+RPC_HIDDEN rpc_node *rpc_node_by_id(rpc_run *r, oxl_node_id id); /* NULL when unknown */
+RPC_HIDDEN bool rpc_serves(const rpc_node *rn, const oxl_service *s);
+RPC_HIDDEN const oxl_service *rpc_served_by_id(const rpc_node *rn, uint64_t id);
+RPC_HIDDEN oxl_ctx rpc_ctx(const rpc_node *rn);
+/* "call Storage.reserve" into buf, for the trace. */
+RPC_HIDDEN const char *rpc_label(char *buf, size_t cap, const char *what, const oxl_service *s, int64_t method);
+/* what: a string literal (the label is cached by its address), or with s
+ * NULL any text (interned each time). */
+RPC_HIDDEN void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *what,
+                          const oxl_service *s, int64_t method);
+RPC_HIDDEN void *rpc_xrealloc(void *p, size_t n);
+RPC_HIDDEN char *rpc_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+RPC_HIDDEN void rpc_reply_free(rpc_reply *r);
+/* A channel for one call's answer, reused across calls. */
+RPC_HIDDEN oxl_chan *rpc_chan_take(rpc_run *r);
+RPC_HIDDEN void rpc_chan_give(rpc_run *r, oxl_chan *c);
+/* Writes a frame header. */
+RPC_HIDDEN void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id);
+RPC_HIDDEN void rpc_running_add(rpc_node *rn, rpc_running *ru);
+RPC_HIDDEN void rpc_running_remove(rpc_node *rn, const rpc_running *ru); /* frees it */
+RPC_HIDDEN const char *rpc_node_name(const rpc_node *rn);
+
+/* ---- call.c: the calling side ---- */
+/* An answer (REP) reached node rn. */
+RPC_HIDDEN void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
+                                const unsigned char *end, const oxl_service *s, int64_t method);
+/* A call of rpc_node caller with this id learns that its handler will never
+ * answer (status OXL_RPC_CRASHED or OXL_RPC_PANIC, message owned). */
+RPC_HIDDEN void rpc_fail_call(rpc_node *caller, uint64_t id, oxl_node_id server, int64_t status, char *message,
+                              const oxl_service *s, int64_t method);
+
+/* ---- serve.c: the serving side ---- */
+RPC_HIDDEN void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *frame,
+                                 size_t len, const unsigned char *p, const unsigned char *end);
+/* Runs method m of s on the calling task for a caller on the same node:
+ * args copied through the wire, the result too. */
+RPC_HIDDEN void rpc_call_local(rpc_node *rn, const oxl_service *s, int64_t method, const oxl_word *args,
+                               oxl_word *out, const char *file, int line);
+
+#endif
