@@ -17,6 +17,16 @@
  *   compile.N.c_o2_seconds (cc -O2), compile.N.o2_vs_c_o2.ratio
  * and, on stderr, a note when the 1,000-line build takes 0.5 s or more.
  *
+ * Then one-construct-of-many cases, each at a small and a 10x size, every
+ * build timed BIG_RUNS times (best counts) and its program run and checked:
+ * one function of 10,000 and 100,000 statements (calls, branches,
+ * asserts, interpolation, a list, bindings), a list literal of 10,000 and
+ * 100,000 elements, a string of 5,000 and 50,000 interpolations. For each
+ *   compile.CASE.N.seconds, compile.CASE.N.us_per_item and
+ *   compile.CASE.per_item_10x.ratio (the big size's time per item over the
+ *   small one's: 1 is linear); above BIG_RATIO_LIMIT (3x) the bench says so
+ *   on stderr and exits 1.
+ *
  *   [OXL_BENCH_KEEP=1] bench_compile [path/to/oxl]
  * Without a path, oxl is looked for next to this program's directory
  * (build/bench/../oxl). */
@@ -39,6 +49,8 @@
 #define RUNS 3
 #define FILE_LINES 1000 /* lines per generated .oxl file, about */
 #define TARGET_1000 0.5 /* seconds */
+#define BIG_RUNS 2
+#define BIG_RATIO_LIMIT 3.0
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
 static int pick(int lo, int hi) {
@@ -292,6 +304,170 @@ static long generate(const char *pkg, const char *cfile, long want, long *c_line
     return fclose(cf) == 0 ? lines : -1;
 }
 
+/* ---- one construct of many: build time per item at two sizes ---- */
+
+typedef enum big_case { BIG_FN, BIG_LIST, BIG_INTERP } big_case;
+
+static int64_t big_step(int64_t a, int64_t b) { return (a * 3 + b) % 1000003; }
+
+/* Writes the program of `items` items into path and the line it prints
+ * into expect (computed here, as the program computes it). */
+static bool big_generate(big_case c, long items, const char *path, char *expect, size_t cap) {
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    if (c == BIG_FN) {
+        /* One function of straight-line statements in a cycle of 16 (calls,
+         * an interpolation, concatenation, a binding, pushes): one long
+         * block is what LLVM's -O0 register allocator found costly. */
+        int64_t x = 1, n = 0, pushed = 0, v = 0;
+        char s[64] = "";
+        fputs("fn step(a: Int, b: Int) -> Int {\n  return (a * 3 + b) % 1000003\n}\n\n"
+              "fn main() {\n  var x = 1\n  var n = 0\n  var s = \"\"\n  var xs: [Int] = []\n",
+              f);
+        for (long i = 0; i < items; i++) {
+            int c7 = (int)((i * 7919) % 97) + 1;
+            switch (i % 16) {
+            case 0: case 6: case 11:
+                fprintf(f, "  x = step(x, %d)\n", c7);
+                x = big_step(x, c7);
+                break;
+            case 1: case 12: case 15:
+                fputs("  n = step(n, x)\n", f);
+                n = big_step(n, x);
+                break;
+            case 2:
+                fprintf(f, "  s = \"{x}:%d\"\n", c7);
+                snprintf(s, sizeof s, "%lld:%d", (long long)x, c7);
+                break;
+            case 3: case 10:
+                fputs(i % 16 == 3 ? "  s = s + \"+\"\n" : "  s = s + \"-\"\n", f);
+                strcat(s, i % 16 == 3 ? "+" : "-");
+                break;
+            case 4:
+                fputs("  n = step(n, s.len())\n", f);
+                n = big_step(n, (int64_t)strlen(s));
+                break;
+            case 5:
+                fputs("  xs.push(x)\n", f);
+                pushed++;
+                break;
+            case 7:
+                fputs("  n = step(n, xs.len())\n", f);
+                n = big_step(n, pushed);
+                break;
+            case 8:
+                fprintf(f, "  let v%ld = step(x, %d)\n", i, c7);
+                v = big_step(x, c7);
+                break;
+            case 9:
+                fprintf(f, "  x = step(v%ld, n)\n", i - 1);
+                x = big_step(v, n);
+                break;
+            case 13:
+                fputs("  xs.push(n)\n", f);
+                pushed++;
+                break;
+            default: /* 14 */
+                fputs("  x = step(x, s.len())\n", f);
+                x = big_step(x, (int64_t)strlen(s));
+                break;
+            }
+        }
+        fputs("  print(\"{x} {n} {xs.len()} {s}\")\n}\n", f);
+        snprintf(expect, cap, "%lld %lld %lld %s\n", (long long)x, (long long)n, (long long)pushed, s);
+    } else if (c == BIG_LIST) {
+        int64_t sum = 0;
+        fputs("fn main() {\n  let xs = [", f);
+        for (long i = 0; i < items; i++) {
+            fprintf(f, "%s%ld", i ? (i % 20 ? ", " : ",\n    ") : "", i % 1000);
+            sum += i % 1000;
+        }
+        fputs("]\n  var sum = 0\n  for x in xs {\n    sum += x\n  }\n  print(\"{xs.len()} {sum}\")\n}\n", f);
+        snprintf(expect, cap, "%ld %lld\n", items, (long long)sum);
+    } else {
+        /* "{a}.{b}." ...: one string literal of `items` interpolations */
+        fputs("fn main() {\n  let a = 7\n  let b = \"xy\"\n  let s = \"", f);
+        for (long i = 0; i < items; i++) fputs(i % 2 ? "{b}." : "{a}.", f);
+        fputs("\"\n  print(\"{s.len()}\")\n}\n", f);
+        snprintf(expect, cap, "%ld\n", items / 2 * 3 + (items - items / 2) * 2);
+    }
+    return fclose(f) == 0;
+}
+
+static bool big_output_is(const char *path, const char *expect) {
+    FILE *f = fopen(path, "r");
+    char line[512] = "";
+    bool ok = f && fgets(line, sizeof line, f) && strcmp(line, expect) == 0;
+    if (f) fclose(f);
+    if (!ok) fprintf(stderr, "bench_compile: printed '%s', expected '%s'\n", line, expect);
+    return ok;
+}
+
+/* Builds (best of BIG_RUNS) and runs one case at one size; *seconds gets
+ * the build time. */
+static bool big_measure(const char *oxl, const char *dir, big_case c, const char *name, long items,
+                        double *seconds) {
+    char src[PATH_MAX], exe[PATH_MAX], log[PATH_MAX], out[PATH_MAX], expect[256];
+    snprintf(src, sizeof src, "%s/%s%ld.oxl", dir, name, items);
+    snprintf(exe, sizeof exe, "%s/%s%ld", dir, name, items);
+    snprintf(log, sizeof log, "%s/%s%ld.log", dir, name, items);
+    snprintf(out, sizeof out, "%s/%s%ld.out", dir, name, items);
+    if (!big_generate(c, items, src, expect, sizeof expect)) {
+        fprintf(stderr, "bench_compile: cannot write %s\n", src);
+        return false;
+    }
+    char *argv[] = {(char *)oxl, "build", src, "-o", exe, NULL};
+    double best = 1e30;
+    for (int r = 0; r < BIG_RUNS; r++) {
+        double s = 0;
+        if (bench_run(argv, NULL, log, &s) != 0) {
+            fprintf(stderr, "bench_compile: oxl build failed on %s (see %s)\n", src, log);
+            return false;
+        }
+        if (s < best) best = s;
+    }
+    char *run[] = {exe, NULL};
+    double t;
+    if (bench_run(run, out, log, &t) != 0 || !big_output_is(out, expect)) {
+        fprintf(stderr, "bench_compile: %s does not run right (see %s)\n", exe, log);
+        return false;
+    }
+    *seconds = best;
+    return true;
+}
+
+/* Returns 0, or 1 when a case failed or grew faster than linear. */
+static int big_cases(const char *oxl, const char *dir) {
+    static const struct {
+        big_case c;
+        const char *name;
+        long small;
+    } cases[] = {{BIG_FN, "fn", 10000}, {BIG_LIST, "list", 10000}, {BIG_INTERP, "interp", 5000}};
+    int status = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        long small = cases[i].small, big = small * 10;
+        double ts, tb;
+        if (!big_measure(oxl, dir, cases[i].c, cases[i].name, small, &ts) ||
+            !big_measure(oxl, dir, cases[i].c, cases[i].name, big, &tb)) {
+            status = 1;
+            continue;
+        }
+        double ratio = (tb / (double)big) / (ts / (double)small);
+        printf("compile.%s.%ld.seconds: %.3f s\n", cases[i].name, small, ts);
+        printf("compile.%s.%ld.us_per_item: %.1f us\n", cases[i].name, small, ts / (double)small * 1e6);
+        printf("compile.%s.%ld.seconds: %.3f s\n", cases[i].name, big, tb);
+        printf("compile.%s.%ld.us_per_item: %.1f us\n", cases[i].name, big, tb / (double)big * 1e6);
+        printf("compile.%s.per_item_10x.ratio: %.2f x\n", cases[i].name, ratio);
+        fflush(stdout);
+        if (ratio > BIG_RATIO_LIMIT) {
+            fprintf(stderr, "bench_compile: %s: %ld items cost %.2fx as much per item as %ld (limit %.0fx)\n",
+                    cases[i].name, big, ratio, small, BIG_RATIO_LIMIT);
+            status = 1;
+        }
+    }
+    return status;
+}
+
 int main(int argc, char **argv) {
     char oxl[PATH_MAX];
     if (!bench_find_oxl(argc > 1 ? argv[1] : NULL, oxl, sizeof oxl)) {
@@ -382,6 +558,7 @@ int main(int argc, char **argv) {
         if (want == 1000 && best >= TARGET_1000)
             fprintf(stderr, "bench_compile: 1,000 lines took %.3f s (target: under %.1f s)\n", best, TARGET_1000);
     }
+    if (big_cases(oxl, dir) != 0) status = 1;
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     /* OXL_BENCH_KEEP=1 keeps the sources, for profiling a build */

@@ -11,6 +11,8 @@
 #include <llvm-c/TargetMachine.h>
 
 #define CG_MAX_LOCALS_INIT 16
+#define CG_BLOCK_UNITS 128 /* statements and expressions in one straight-line block, about */
+#define CG_O2_MAX_INSTRUCTIONS 30000 /* in one function that -O2 optimizes (target.c) */
 
 typedef struct cg_local {
     const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR, AST_PARAM, AST_ARM, ... */
@@ -49,6 +51,7 @@ struct cg_module {
     cg_local *locals;
     uint32_t nlocals, cap_locals;
     cg_loop *loop;
+    uint32_t since_cut;   /* statements and expressions since the block was last cut */
 
     /* task.c: `var`s that a spawn block captures live in collected cells
      * (a set of their declarations, looked up by identity only) */
@@ -56,7 +59,7 @@ struct cg_module {
     uint32_t nboxed, cap_boxed;
     unsigned nspawns;
     /* test.c: building a test binary (no main) */
-    const char *pkg_dir;
+    char *pkg_dir;        /* the package's real directory (owned), NULL outside test binaries */
     base_span at;         /* the construct being generated: where a check panics */
 
     /* per-type helper functions (formatting), defined when first used */
@@ -108,6 +111,9 @@ bool cg_sym_is_second(const sema_sym *s);
 void cg_add_sym_local(cg_module *m, const ast_node *decl, bool second, LLVMValueRef slot);
 bool cg_terminated(cg_module *m);
 void cg_start_dead_block(cg_module *m);
+/* Before a statement or an expression: ends a long straight-line block
+ * with a branch to a fresh one (see function.c). */
+void cg_cut_long_block(cg_module *m);
 
 /* stmt.c */
 LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at);
@@ -203,6 +209,9 @@ LLVMValueRef cg_boot_services(cg_module *m);
 
 /* test.c: the test table and the C main of a test binary */
 bool cg_emit_tests(cg_module *m);
+/* A source's path as a test binary names it: relative to the package's
+ * directory, the same for every spelling of it (into buf, or path). */
+const char *cg_test_path(const cg_module *m, const char *path, char *buf, size_t cap);
 /* map.c: maps */
 /* The tags of the String and Bytes members of a union key type, as an i8*
  * to a constant array (NULL when none); *count gets how many. */

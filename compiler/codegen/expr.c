@@ -614,6 +614,7 @@ static LLVMValueRef is_test(cg_module *m, const ast_node *e) {
 static LLVMValueRef expr(cg_module *m, const ast_node *e);
 
 LLVMValueRef cg_expr(cg_module *m, const ast_node *e) {
+    cg_cut_long_block(m);
     base_span save = m->at;
     m->at = e->span;
     cg_debug_loc(m, e->span);

@@ -17,19 +17,53 @@ LLVMValueRef cg_entry_alloca(cg_module *m, LLVMTypeRef t, const char *name) {
     return a;
 }
 
+/* m->locals holds cap_locals entries, then an open-addressing index of
+ * 2 * cap_locals positions + 1 (0: empty) keyed by the declaration's
+ * address and `second`: identity lookup only, never iterated. It lives in
+ * the same allocation, so saving and restoring m->locals (task.c) keeps it. */
+static uint32_t *local_index(const cg_module *m) { return (uint32_t *)(void *)(m->locals + m->cap_locals); }
+
+static uint32_t local_hash(const ast_node *decl, int second, uint32_t mask) {
+    uint64_t h = (uint64_t)(uintptr_t)decl * 0x9e3779b97f4a7c15u;
+    return (uint32_t)((h >> 32) ^ (uint64_t)second) & mask;
+}
+
+/* Points the index at position pos: a newer local of the same key wins. */
+static void index_local(cg_module *m, uint32_t pos) {
+    uint32_t *index = local_index(m), mask = 2 * m->cap_locals - 1;
+    const cg_local *l = &m->locals[pos];
+    for (uint32_t i = local_hash(l->decl, l->second, mask);; i = (i + 1) & mask) {
+        uint32_t at = index[i];
+        if (!at || (m->locals[at - 1].decl == l->decl && m->locals[at - 1].second == l->second)) {
+            index[i] = pos + 1;
+            return;
+        }
+    }
+}
+
 static void add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, int second) {
     if (m->nlocals == m->cap_locals) {
-        m->cap_locals = m->cap_locals ? m->cap_locals * 2 : CG_MAX_LOCALS_INIT;
-        cg_local *l = realloc(m->locals, m->cap_locals * sizeof *l);
+        uint32_t cap = m->cap_locals ? m->cap_locals * 2 : CG_MAX_LOCALS_INIT;
+        if (cap > UINT32_MAX / 4) {
+            fputs("oxl: too many locals in one function\n", stderr);
+            abort();
+        }
+        cg_local *l = malloc(cap * sizeof *l + 2 * (size_t)cap * sizeof(uint32_t));
         if (!l) {
             fputs("oxl: out of memory\n", stderr);
             abort();
         }
+        if (m->nlocals) memcpy(l, m->locals, m->nlocals * sizeof *l);
+        free(m->locals);
         m->locals = l;
+        m->cap_locals = cap;
+        memset(local_index(m), 0, 2 * (size_t)cap * sizeof(uint32_t));
+        for (uint32_t i = 0; i < m->nlocals; i++) index_local(m, i);
     }
     m->locals[m->nlocals].decl = decl;
     m->locals[m->nlocals].slot = slot;
     m->locals[m->nlocals].second = second;
+    index_local(m, m->nlocals);
     m->nlocals++;
     cg_debug_local(m, decl, slot);
 }
@@ -39,9 +73,13 @@ void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) { add_l
 void cg_add_local2(cg_module *m, const ast_node *decl, LLVMValueRef slot) { add_local(m, decl, slot, 1); }
 
 static LLVMValueRef find_local(cg_module *m, const ast_node *decl, int second) {
-    for (uint32_t i = m->nlocals; i-- > 0;)
-        if (m->locals[i].decl == decl && m->locals[i].second == second) return m->locals[i].slot;
-    return NULL;
+    if (!m->nlocals) return NULL;
+    const uint32_t *index = local_index(m), mask = 2 * m->cap_locals - 1;
+    for (uint32_t i = local_hash(decl, second, mask);; i = (i + 1) & mask) {
+        uint32_t at = index[i];
+        if (!at) return NULL;
+        if (m->locals[at - 1].decl == decl && m->locals[at - 1].second == second) return m->locals[at - 1].slot;
+    }
 }
 
 bool cg_sym_is_second(const sema_sym *s) {
@@ -71,6 +109,25 @@ void cg_start_dead_block(cg_module *m) {
     LLVMPositionBuilderAtEnd(m->b, bb);
 }
 
+/* LLVM's fast register allocator (-O0) walks every virtual register of a
+ * basic block at each call in it, so a block of n calls costs n^2: one
+ * function of 40,000 statements, a list literal of 100,000 elements or a
+ * string of 50,000 interpolations took 5 to 20 s to emit. Straight-line
+ * code is cut into blocks of about CG_BLOCK_UNITS statements and
+ * expressions, which keeps emission linear; a value that crosses a cut is
+ * spilled like any value live across blocks. Every caller of cg_expr
+ * already expects the insertion block to move (an overflow check branches). */
+void cg_cut_long_block(cg_module *m) {
+    if (++m->since_cut < CG_BLOCK_UNITS) return;
+    LLVMBasicBlockRef bb = LLVMGetInsertBlock(m->b);
+    if (!bb || LLVMGetBasicBlockTerminator(bb)) return;
+    m->since_cut = 0;
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(m->ctx, LLVMGetBasicBlockParent(bb), "cont");
+    LLVMMoveBasicBlockAfter(next, bb);
+    LLVMBuildBr(m->b, next);
+    LLVMPositionBuilderAtEnd(m->b, next);
+}
+
 bool cg_function(cg_module *m, const ast_node *fn) {
     const sema_sym *s = fn->sym;
     char *name = cg_fn_symbol(m, fn, s ? s->pkg : NULL);
@@ -81,7 +138,10 @@ bool cg_function(cg_module *m, const ast_node *fn) {
         return false;
     }
     m->fn_decl = fn;
-    m->nlocals = 0;
+    /* a fresh table (and index) per function */
+    free(m->locals);
+    m->locals = NULL;
+    m->nlocals = m->cap_locals = 0;
     m->loop = NULL;
     m->entry = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "entry");
     LLVMPositionBuilderAtEnd(m->b, m->entry);

@@ -1,9 +1,11 @@
 /* module.c: the LLVM module of a package: its functions, the runtime's
  * declarations, constant strings, and the C-ABI main. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "codegen/cg_internal.h"
 
 #include <llvm-c/Analysis.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,8 @@ LLVMValueRef cg_file_ptr(cg_module *m, base_span at) {
         if (m->files[i].file == at.file) return m->files[i].ptr;
     const base_source *src = diag_source(m->d, at.file);
     const char *path = src ? src->path : "?";
+    char rel[PATH_MAX];
+    if (m->pkg_dir) path = cg_test_path(m, path, rel, sizeof rel);
     LLVMValueRef p = cg_cstring(m, path, strlen(path));
     if (m->nfiles == m->cap_files) {
         m->cap_files = m->cap_files ? m->cap_files * 2 : 8;
@@ -244,7 +248,19 @@ static cg_module *build(diag_sink *d, const sema_program *prog, const char *modu
     if (!m) return NULL;
     m->d = d;
     m->prog = prog;
-    m->pkg_dir = pkg_dir;
+    if (pkg_dir) {
+        /* a test binary is the same for every spelling of its package:
+         * sources are named from its real directory (test.c), and the
+         * module after that directory */
+        m->pkg_dir = realpath(pkg_dir, NULL);
+        if (!m->pkg_dir) m->pkg_dir = strdup(pkg_dir);
+        if (!m->pkg_dir) {
+            free(m);
+            return NULL;
+        }
+        const char *slash = strrchr(m->pkg_dir, '/');
+        if (slash && slash[1]) module_name = slash + 1;
+    }
     m->ctx = LLVMContextCreate();
     m->mod = LLVMModuleCreateWithNameInContext(module_name, m->ctx);
     LLVMSetSourceFileName(m->mod, module_name, strlen(module_name));
@@ -308,6 +324,11 @@ static cg_module *build(diag_sink *d, const sema_program *prog, const char *modu
     /* A verifier failure is a bug of this generator: name the function. */
     for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) {
         if (LLVMCountBasicBlocks(f) == 0) continue;
+        /* A frame larger than a page touches each page as it grows, so a
+         * function too big for its task's stack faults in the guard page
+         * (a "stack overflow" panic) instead of far below it (a crash). */
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(m->ctx, "probe-stack", 11, "inline-asm", 10));
         if (LLVMVerifyFunction(f, LLVMReturnStatusAction)) {
             size_t n;
             DIAG_INTERNAL(d, "generated LLVM IR of function '%s' does not verify", LLVMGetValueName2(f, &n));
@@ -344,6 +365,7 @@ void cg_free(cg_module *m) {
     LLVMDisposeModule(m->mod);
     LLVMContextDispose(m->ctx);
     free(m->files);
+    free(m->pkg_dir);
     free(m->locals);
     free(m->boxed);
     free(m->helpers);

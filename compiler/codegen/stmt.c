@@ -347,6 +347,7 @@ static bool assert_stmt(cg_module *m, const ast_node *s) {
 static bool stmt(cg_module *m, const ast_node *s);
 
 bool cg_stmt(cg_module *m, const ast_node *s) {
+    cg_cut_long_block(m);
     base_span save = m->at;
     m->at = s->span;
     cg_debug_loc(m, s->span);

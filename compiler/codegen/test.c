@@ -3,19 +3,28 @@
  * oxl_test_case (runtime/include/oxl_test.h: eleven words per test, with
  * the sim test's layout of nodes and roles) in source order goes to the
  * runtime's oxl_test_main, which the C main calls. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "codegen/cg_internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The test's file relative to the package directory. */
-static const char *relative_path(const cg_module *m, const char *path) {
-    const char *dir = m->pkg_dir;
-    size_t n = dir ? strlen(dir) : 0;
-    if (n && strncmp(path, dir, n) == 0 && path[n] == '/') return path + n + 1;
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
+/* A source's path as a test binary names it (the test table, panics):
+ * relative to the package's real directory for a file in it (`main.oxl`,
+ * `sub/x.oxl`), else its real path (std). It is the same for every
+ * spelling of the package (`pkg`, `./pkg/`, `/abs/pkg`) and from any
+ * working directory, as `oxl test`'s cache, which serves one binary to
+ * them all, needs. */
+const char *cg_test_path(const cg_module *m, const char *path, char *buf, size_t cap) {
+    char real[PATH_MAX];
+    if (!realpath(path, real)) return path;
+    size_t n = m->pkg_dir ? strlen(m->pkg_dir) : 0;
+    const char *p = real;
+    if (n && strncmp(real, m->pkg_dir, n) == 0 && real[n] == '/') p = real + n + 1;
+    if ((size_t)snprintf(buf, cap, "%s", p) >= cap) return path;
+    return buf;
 }
 
 /* A private constant array of n values of type t, as a pointer to its
@@ -112,7 +121,8 @@ bool cg_emit_tests(cg_module *m) {
             break;
         }
         const base_source *src = diag_source(m->d, decl->span.file);
-        const char *file = relative_path(m, src ? src->path : "?");
+        char rel[PATH_MAX];
+        const char *file = cg_test_path(m, src ? src->path : "?", rel, sizeof rel);
         base_pos pos = diag_position(m->d, decl->span);
         const char *tname = decl->name ? decl->name : "";
         size_t tlen = decl->ival > 0 ? (size_t)decl->ival : strlen(tname);

@@ -77,6 +77,9 @@ static void dump_node(const diag_sink *d, const ast_node *n, FILE *out, int dept
         put_quoted(out, n->name ? n->name : "", (size_t)n->ival);
         break;
     case AST_TEST:
+        fputc(' ', out);
+        put_quoted(out, n->name ? n->name : "", n->name ? (size_t)n->ival : 0);
+        break;
     case AST_ASSERT:
         fputc(' ', out);
         put_quoted(out, n->name ? n->name : "", n->name ? strlen(n->name) : 0);

@@ -24,7 +24,7 @@ typedef enum ast_kind {
     AST_ON_START,    /* a: body AST_BLOCK */
     AST_CLUSTER,     /* name; list: AST_ROLE */
     AST_ROLE,        /* name: role; a: AST_TYPE_NAME of the service */
-    AST_TEST,        /* name: test name (the string); op: AST_TEST_UNIT or AST_TEST_SIM;
+    AST_TEST,        /* name: test name (the decoded string, length in ival); op: AST_TEST_UNIT or AST_TEST_SIM;
                         a: seeds AST_RANGE or NULL; list: cluster arguments (AST_ARG) when
                         `with cluster(...)` is given, flags AST_F_CLUSTER; b: body AST_BLOCK */
 

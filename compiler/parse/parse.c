@@ -144,6 +144,7 @@ static const char *p_underscore(parse_ctx *ctx) { return ctx->underscore; }
 static ast_node *p_test(parse_ctx *ctx, const lex_token *kw, const lex_token *name, ast_node *seeds, ast_node *body) {
     ast_node *n = p_node(ctx, AST_TEST, join(kw->span, body->span));
     n->name = name->text;
+    n->ival = (int64_t)name->len; /* the name may hold a NUL: sema refuses it */
     n->name_span = name->span;
     n->a = seeds;
     n->b = body;
@@ -716,7 +717,9 @@ typedef struct depth_item {
 } depth_item;
 
 static void limit_depth(parse_ctx *ctx) {
+    /* the stack starts with every top-level item on it */
     size_t cap = 256, n = 0;
+    while (cap < (size_t)ctx->file->list.len + 3) cap *= 2;
     depth_item *stack = malloc(cap * sizeof *stack);
     if (!stack) {
         fputs("oxl: out of memory\n", stderr);

@@ -62,6 +62,31 @@ const sema_const *sema_const_of(const sema_ctx *c, const ast_node *e) {
     return NULL;
 }
 
+/* Charges n bytes of compile-time string work done for e. Past the budget
+ * it reports once (later charges fail quietly) and the caller makes e an
+ * error, which stops cascades. */
+static bool charge_const_work(sema_ctx *c, const ast_node *e, uint64_t n) {
+    c->const_work += n;
+    if (c->const_work <= SEMA_MAX_CONST_WORK)
+        return true;
+    if (!c->const_work_reported) {
+        c->const_work_reported = true;
+        diag_report(c->d, DIAG_ERROR, e->span,
+                    "compile-time strings of this program exceed %u MiB (folded strings and each use of a "
+                    "String constant count)",
+                    SEMA_MAX_CONST_WORK >> 20);
+    }
+    return false;
+}
+
+static bool string_const_fits(sema_ctx *c, const ast_node *e, uint64_t len, const char *what) {
+    if (len <= SEMA_MAX_CONST_STRING)
+        return true;
+    diag_report(c->d, DIAG_ERROR, e->span, "%s of %llu bytes is longer than a String constant may be (%u MiB)", what,
+                (unsigned long long)len, SEMA_MAX_CONST_STRING >> 20);
+    return false;
+}
+
 static void set_int(sema_ctx *c, ast_node *e, int64_t v) {
     sema_const *k = base_alloc(c->arena, sizeof *k);
     k->kind = CV_INT;
@@ -227,10 +252,15 @@ sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig
         snprintf(what, sizeof what, "argument '%s' of %s", a->name, sig->what);
         a->type = sema_check_value(c, a->a, sig->params[k].type, what);
     }
-    for (uint32_t k = 0; k < n; k++)
+    for (uint32_t k = 0; k < n; k++) {
         if (!given[k] && !sig->params[k].dflt)
             diag_report(c->d, DIAG_ERROR, sema_end_span(call->span), "missing argument '%s' in call to %s",
                         sig->params[k].name ? sig->params[k].name : "_", sig->what);
+        /* a default is generated at each call that leaves it out */
+        const sema_const *d = given[k] ? NULL : sema_const_of(c, sig->params[k].dflt);
+        if (d && d->kind == CV_STRING && !charge_const_work(c, call, d->slen))
+            return c->t_error;
+    }
     return sig->result;
 }
 
@@ -275,8 +305,12 @@ static sema_type *value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
     case SYM_CONST:
         if (!sema_resolve_sym(c, s))
             return c->t_error;
-        if (s->cval)
+        if (s->cval) {
+            /* a use in code is emitted; one in a constant is folded (and that is charged) */
+            if (c->fn && s->cval->kind == CV_STRING && !charge_const_work(c, e, s->cval->slen))
+                return c->t_error;
             sema_set_const(c, e, s->cval);
+        }
         return s->type ? s->type : c->t_error;
     case SYM_FN:
         sema_resolve_sym(c, s);
@@ -767,12 +801,15 @@ static void fold_arith(sema_ctx *c, ast_node *e, int op, const sema_const *l, co
     set_int(c, e, v);
 }
 
-static void fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, const sema_const *r) {
+/* False only when the comparison is over the budget (reported). */
+static bool fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, const sema_const *r) {
     if (!l || !r || l->kind != r->kind)
-        return;
+        return true;
     int cmp;
     if (l->kind == CV_STRING) {
         size_t n = l->slen < r->slen ? l->slen : r->slen;
+        if (!charge_const_work(c, e, n))
+            return false;
         cmp = memcmp(l->s, r->s, n);
         if (cmp == 0)
             cmp = l->slen < r->slen ? -1 : l->slen > r->slen ? 1 : 0;
@@ -789,9 +826,10 @@ static void fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, 
     case AST_OP_LE: v = cmp <= 0; break;
     case AST_OP_GT: v = cmp > 0; break;
     case AST_OP_GE: v = cmp >= 0; break;
-    default: return;
+    default: return true;
     }
     set_bool(c, e, v);
+    return true;
 }
 
 static sema_type *check_binary(sema_ctx *c, ast_node *e) {
@@ -829,8 +867,7 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
                         ty_str(c, ty_comparable(l) ? r : l), sema_op_text(op));
             return c->t_bool;
         }
-        fold_compare(c, e, op, lc, rc);
-        return c->t_bool;
+        return fold_compare(c, e, op, lc, rc) ? c->t_bool : c->t_error;
     }
     if (op >= AST_OP_LT && op <= AST_OP_GE) {
         bool ordered = l == r && (is_kind(l, TY_INT) || is_kind(l, TY_DURATION) || is_kind(l, TY_INSTANT) ||
@@ -840,8 +877,7 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
                         ty_str(c, l), ty_str(c, r));
             return c->t_bool;
         }
-        fold_compare(c, e, op, lc, rc);
-        return c->t_bool;
+        return fold_compare(c, e, op, lc, rc) ? c->t_bool : c->t_error;
     }
     sema_type *res = sema_arith_result(c, op, l, r);
     if (!res) {
@@ -856,9 +892,12 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
     e->type = res;
     if (res->kind == TY_STRING) {
         if (lc && rc && lc->kind == CV_STRING && rc->kind == CV_STRING) {
+            uint64_t len = (uint64_t)lc->slen + rc->slen;
+            if (!string_const_fits(c, e, len, "a folded string") || !charge_const_work(c, e, len))
+                return e->type = c->t_error;
             sema_const *k = base_alloc(c->arena, sizeof *k);
             k->kind = CV_STRING;
-            k->slen = lc->slen + rc->slen;
+            k->slen = (size_t)len;
             char *s = base_alloc(c->arena, k->slen + 1);
             memcpy(s, lc->s, lc->slen);
             memcpy(s + lc->slen, rc->s, rc->slen);
@@ -1179,6 +1218,10 @@ sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected) {
         k->slen = e->name ? (size_t)e->ival : 0;
         if (e->name && e->ival == 0)
             k->slen = strlen(e->name);
+        if (!string_const_fits(c, e, k->slen, "a string literal")) {
+            t = c->t_error;
+            break;
+        }
         sema_set_const(c, e, k);
         break;
     }

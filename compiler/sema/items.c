@@ -134,11 +134,9 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
         r = ty_optional(c, sema_resolve_type(c, t->a));
         break;
     case AST_TYPE_UNION: {
-        if (t->list.len > SEMA_MAX_UNION) {
-            diag_report(c->d, DIAG_ERROR, t->span, "a union has at most %d members", SEMA_MAX_UNION);
-            break;
-        }
-        sema_type *m[SEMA_MAX_UNION];
+        /* the limit counts distinct members: ty_union removes duplicates
+         * (`Int | Int | ...` is Int) before it counts */
+        sema_type **m = base_alloc(c->arena, sizeof *m * (t->list.len ? t->list.len : 1));
         for (uint32_t i = 0; i < t->list.len; i++)
             m[i] = sema_resolve_type(c, t->list.items[i]);
         r = ty_union(c, m, t->list.len, t->span);
@@ -621,7 +619,7 @@ static void check_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
     }
 }
 
-static void check_items(sema_ctx *c, base_vec *items, base_vec *tests_seen) {
+static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests_seen) {
     for (uint32_t i = 0; i < items->len; i++) {
         ast_node *it = items->items[i];
         sema_sym *s = it->sym;
@@ -724,7 +722,7 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
         resolve_types(c, &f->list);
     }
     /* 4: bodies */
-    base_vec tests_seen = {0};
+    sema_pkg_tests tests_seen = {0};
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
         if (!f || f->kind != AST_FILE)

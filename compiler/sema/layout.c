@@ -1,5 +1,6 @@
 /* layout.c: clusters, tests, and the simulated nodes of each sim test
- * (docs/language.md §11, §12).
+ * (docs/language.md §11, §12). Test names, role names and the package's
+ * first cluster are looked up through indexes built once per package.
  *
  * A sim test's layout is a list of nodes, each with the roles it serves;
  * the body runs on the first:
@@ -18,21 +19,56 @@
 
 static base_span name_at(const ast_node *n) { return n->name_span.len ? n->name_span : n->span; }
 
+/* ---- pointer maps (sema_internal.h) ---- */
+
+static uint32_t ptr_slot(const void *p, uint32_t mask) {
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
+    return (uint32_t)(h >> 32) & mask;
+}
+
+bool sema_ptrmap_add(sema_ctx *c, sema_ptrmap *m, const void *key, void *val) {
+    if ((m->len + 1) * 2 > m->cap) {
+        uint32_t cap = m->cap ? m->cap * 2 : 64;
+        const void **keys = base_alloc(c->arena, sizeof *keys * cap);
+        void **vals = base_alloc(c->arena, sizeof *vals * cap);
+        for (uint32_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i]) continue;
+            uint32_t j = ptr_slot(m->keys[i], cap - 1);
+            while (keys[j]) j = (j + 1) & (cap - 1);
+            keys[j] = m->keys[i];
+            vals[j] = m->vals[i];
+        }
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    uint32_t j = ptr_slot(key, m->cap - 1);
+    for (; m->keys[j]; j = (j + 1) & (m->cap - 1))
+        if (m->keys[j] == key) return false;
+    m->keys[j] = key;
+    m->vals[j] = val;
+    m->len++;
+    return true;
+}
+
+void *sema_ptrmap_get(const sema_ptrmap *m, const void *key) {
+    if (!m->cap) return NULL;
+    for (uint32_t j = ptr_slot(key, m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+        if (m->keys[j] == key) return m->vals[j];
+    return NULL;
+}
+
 void sema_check_cluster(sema_ctx *c, ast_node *it) {
+    sema_ptrmap declared = {0}; /* role names are interned */
     for (uint32_t i = 0; i < it->list.len; i++) {
         ast_node *r = it->list.items[i];
         if (r->kind != AST_ROLE) {
             diag_report(c->d, DIAG_ERROR, r->span, "a cluster holds only `role name: Service` lines");
             continue;
         }
-        for (uint32_t k = 0; k < i; k++) {
-            ast_node *q = it->list.items[k];
-            if (q->kind == AST_ROLE && q->name == r->name) {
-                diag_report(c->d, DIAG_ERROR, name_at(r), "role '%s' is declared twice in cluster '%s'", r->name,
-                            it->name);
-                break;
-            }
-        }
+        if (r->name && !sema_ptrmap_add(c, &declared, r->name, r))
+            diag_report(c->d, DIAG_ERROR, name_at(r), "role '%s' is declared twice in cluster '%s'", r->name,
+                        it->name);
         /* "<role>-<n>" names a simulated node: at most OXL_SIM_NAME_MAX (63) bytes */
         if (r->name && strlen(r->name) > 56)
             diag_report(c->d, DIAG_ERROR, name_at(r),
@@ -59,23 +95,34 @@ void sema_check_cluster(sema_ctx *c, ast_node *it) {
     }
 }
 
-/* The role of that name in the package's clusters (the first in file
- * order), or NULL. */
-static ast_node *find_role(sema_ctx *c, const char *role, size_t len) {
+/* The package's clusters, once: the first one (files in name order) and
+ * each role name's first role. */
+static void scan_clusters(sema_ctx *c, sema_pkg_tests *seen) {
+    if (seen->scanned)
+        return;
+    seen->scanned = true;
     for (uint32_t i = 0; i < c->pkg->files.len; i++) {
         ast_node *f = c->pkg->files.items[i];
         for (uint32_t k = 0; k < f->list.len; k++) {
             ast_node *it = f->list.items[k];
             if (it->kind != AST_CLUSTER)
                 continue;
+            if (!seen->first_cluster)
+                seen->first_cluster = it;
             for (uint32_t r = 0; r < it->list.len; r++) {
                 ast_node *ro = it->list.items[r];
-                if (ro->kind == AST_ROLE && ro->name && strlen(ro->name) == len && memcmp(ro->name, role, len) == 0)
-                    return ro;
+                if (ro->kind == AST_ROLE && ro->name)
+                    sema_ptrmap_add(c, &seen->roles, ro->name, ro); /* interned; the first stays */
             }
         }
     }
-    return NULL;
+}
+
+/* The role of that name in the package's clusters (the first in file
+ * order), or NULL. */
+static ast_node *find_role(sema_ctx *c, sema_pkg_tests *seen, const char *role, size_t len) {
+    scan_clusters(c, seen);
+    return sema_ptrmap_get(&seen->roles, base_intern(c->names, role, len));
 }
 
 static void check_seeds(sema_ctx *c, ast_node *t, sema_test *info) {
@@ -149,41 +196,40 @@ static bool service_has_start(const ast_node *role) {
     return false;
 }
 
-/* A role named by a string literal of roles:, or NULL (reported). */
-static ast_node *role_literal(sema_ctx *c, ast_node *e, const base_vec *seen) {
+/* A role named by a string literal of roles:, or NULL (reported); listed
+ * holds the roles listed before it. */
+static ast_node *role_literal(sema_ctx *c, ast_node *e, sema_pkg_tests *seen, sema_ptrmap *listed) {
     if (e->kind != AST_STRING) {
         diag_report(c->d, DIAG_ERROR, e->span, "roles: needs string literals naming roles");
         return NULL;
     }
     e->type = c->t_string;
     size_t len = (size_t)e->ival;
-    ast_node *role = e->name ? find_role(c, e->name, len) : NULL;
+    ast_node *role = e->name ? find_role(c, seen, e->name, len) : NULL;
     if (!role) {
         diag_report(c->d, DIAG_ERROR, e->span, "no cluster of this package has a role \"%.*s\"", (int)len,
                     e->name ? e->name : "");
         return NULL;
     }
-    for (uint32_t j = 0; j < seen->len; j++)
-        if (seen->items[j] == role) {
-            diag_report(c->d, DIAG_ERROR, e->span, "role \"%.*s\" is listed twice", (int)len, e->name);
-            return NULL;
-        }
+    if (!sema_ptrmap_add(c, listed, role, role)) {
+        diag_report(c->d, DIAG_ERROR, e->span, "role \"%.*s\" is listed twice", (int)len, e->name);
+        return NULL;
+    }
     return role;
 }
 
 /* roles: {"broker": 1, "worker": 3}: counted nodes of each role. */
-static void counted_roles(sema_ctx *c, ast_node *v, sema_test *info) {
+static void counted_roles(sema_ctx *c, ast_node *v, sema_test *info, sema_pkg_tests *seen) {
     v->type = ty_map(c, c->t_string, c->t_int);
-    base_vec seen = {0};
+    sema_ptrmap listed = {0};
     int64_t total = 0;
     for (uint32_t k = 0; k < v->list.len; k++) {
         ast_node *entry = v->list.items[k], *key = entry->a, *count = entry->b;
         if (!key || !count)
             continue;
-        ast_node *role = role_literal(c, key, &seen);
+        ast_node *role = role_literal(c, key, seen, &listed);
         if (!role)
             continue;
-        base_vec_push(c->arena, &seen, role);
         if (count->kind != AST_INT || count->ival <= 0) {
             diag_report(c->d, DIAG_ERROR, count->span, "the node count of a role must be a positive integer literal");
             continue;
@@ -198,7 +244,7 @@ static void counted_roles(sema_ctx *c, ast_node *v, sema_test *info) {
     }
 }
 
-static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
+static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info, sema_pkg_tests *seen) {
     base_span where = t->list.len ? ((ast_node *)t->list.items[0])->span : name_at(t);
     if (t->op != AST_TEST_SIM) {
         diag_report(c->d, DIAG_ERROR, where, "only a `test sim` can run `with cluster(...)`");
@@ -229,7 +275,7 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
             diag_report(c->d, DIAG_ERROR, nodes->span,
                         "roles: {...} counts the nodes of each role: leave nodes: out");
         else
-            counted_roles(c, roles, info);
+            counted_roles(c, roles, info, seen);
         return;
     }
     if (!nodes) {
@@ -247,6 +293,7 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
     }
     nodes->type = c->t_int;
     base_vec listed = {0};
+    sema_ptrmap listed_set = {0};
     if (roles) {
         if (roles->kind != AST_LIST_LIT) {
             diag_report(c->d, DIAG_ERROR, roles->span,
@@ -255,7 +302,7 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
         }
         roles->type = ty_list(c, c->t_string);
         for (uint32_t k = 0; k < roles->list.len; k++) {
-            ast_node *role = role_literal(c, roles->list.items[k], &listed);
+            ast_node *role = role_literal(c, roles->list.items[k], seen, &listed_set);
             if (role)
                 base_vec_push(c->arena, &listed, role);
         }
@@ -271,41 +318,40 @@ static void check_cluster_args(sema_ctx *c, ast_node *t, sema_test *info) {
 
 /* Without `with cluster(...)`: the first cluster's roles (files in name
  * order), a second node for the roles that run background work. */
-static void default_layout(sema_ctx *c, sema_test *info) {
-    for (uint32_t i = 0; i < c->pkg->files.len; i++) {
-        ast_node *f = c->pkg->files.items[i];
-        for (uint32_t k = 0; k < f->list.len; k++) {
-            ast_node *it = f->list.items[k];
-            if (it->kind != AST_CLUSTER) continue;
-            for (uint32_t r = 0; r < it->list.len; r++) {
-                ast_node *ro = it->list.items[r];
-                if (ro->kind == AST_ROLE && ro->name) add_role_nodes(c, info, ro, service_has_start(ro) ? 2 : 1);
-            }
-            return;
-        }
+static void default_layout(sema_ctx *c, sema_test *info, sema_pkg_tests *seen) {
+    scan_clusters(c, seen);
+    ast_node *it = seen->first_cluster;
+    if (!it) {
+        add_node(c, info, "n0");
+        return;
     }
-    add_node(c, info, "n0");
+    for (uint32_t r = 0; r < it->list.len; r++) {
+        ast_node *ro = it->list.items[r];
+        if (ro->kind == AST_ROLE && ro->name) add_role_nodes(c, info, ro, service_has_start(ro) ? 2 : 1);
+    }
 }
 
-void sema_check_test(sema_ctx *c, ast_node *t, base_vec *seen) {
+void sema_check_test(sema_ctx *c, ast_node *t, sema_pkg_tests *seen) {
     sema_test *info = base_alloc(c->arena, sizeof *info);
     memset(info, 0, sizeof *info);
     info->decl = t;
     info->sim = t->op == AST_TEST_SIM;
     t->sym = NULL;
-    for (uint32_t i = 0; i < seen->len; i++) {
-        ast_node *o = seen->items[i];
-        if (o->name && t->name && strcmp(o->name, t->name) == 0) {
+    if (t->name) {
+        size_t len = t->ival > 0 ? (size_t)t->ival : 0;
+        if (memchr(t->name, '\0', len)) {
+            /* it could not be named on a command line (--exact), nor kept
+             * whole by the C strings of the test table and the reports */
+            diag_report(c->d, DIAG_ERROR, name_at(t), "a test name cannot contain a NUL character (\\0)");
+        } else if (!sema_ptrmap_add(c, &seen->names, base_intern(c->names, t->name, len), t)) {
             diag_report(c->d, DIAG_ERROR, name_at(t), "a test named \"%s\" already exists in this package", t->name);
-            break;
         }
     }
-    base_vec_push(c->arena, seen, t);
     check_seeds(c, t, info);
     if (t->flags & AST_F_CLUSTER)
-        check_cluster_args(c, t, info);
+        check_cluster_args(c, t, info, seen);
     else if (info->sim)
-        default_layout(c, info);
+        default_layout(c, info, seen);
     if (t->b) {
         sema_scope *saved_scope = c->scope;
         c->scope = scope_new(c, c->scope);

@@ -36,6 +36,13 @@ typedef struct sema_options {
 #define SEMA_MAX_UNION 64          /* members of one union */
 #define SEMA_MAX_NESTING BASE_MAX_NESTING
 #define SEMA_MAX_SEED 0x7fffffffffffffffLL
+/* Compile-time strings: one String constant value (a literal or a folded
+ * one) has at most SEMA_MAX_CONST_STRING bytes, and one compilation spends
+ * at most SEMA_MAX_CONST_WORK bytes on them: every folded concatenation's
+ * result, every folded comparison's bytes, and every use of a String
+ * constant or default (code generation emits each use). */
+#define SEMA_MAX_CONST_STRING (16u << 20)
+#define SEMA_MAX_CONST_WORK (64u << 20)
 
 /* ---- types ---- */
 typedef enum sema_tkind {

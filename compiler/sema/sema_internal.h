@@ -49,6 +49,8 @@ typedef struct sema_ctx {
 
     sema_cmap_entry *cmap;  /* folded constants by node */
     uint32_t cmap_len, cmap_cap;
+    uint64_t const_work;    /* bytes of compile-time strings so far (SEMA_MAX_CONST_WORK) */
+    bool const_work_reported;
 
     /* interned names used by the checker */
     const char *n_underscore, *n_deadline, *n_to, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;
@@ -95,8 +97,30 @@ bool sema_resolve_sym(sema_ctx *c, sema_sym *s);
 sema_sym *sema_lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported);
 
 /* ---- layout.c ---- */
+/* A map from pointers (interned names, nodes) to values: open addressing
+ * on the address, for lookup only, never iterated (no order may depend on
+ * an address). Zeroed to start. */
+typedef struct sema_ptrmap {
+    const void **keys;
+    void **vals;
+    uint32_t len, cap;
+} sema_ptrmap;
+
+/* Adds key -> val unless key is there; false when it was (val not set). */
+bool sema_ptrmap_add(sema_ctx *c, sema_ptrmap *m, const void *key, void *val);
+void *sema_ptrmap_get(const sema_ptrmap *m, const void *key);
+
+/* What checking one package's tests has indexed (zeroed to start), so
+ * that n tests cost O(n), not O(n * items). */
+typedef struct sema_pkg_tests {
+    sema_ptrmap names;       /* the tests' names, interned */
+    sema_ptrmap roles;       /* interned role name -> its first AST_ROLE in the package's clusters */
+    ast_node *first_cluster;
+    bool scanned;            /* roles and first_cluster are filled */
+} sema_pkg_tests;
+
 void sema_check_cluster(sema_ctx *c, ast_node *it);
-void sema_check_test(sema_ctx *c, ast_node *t, base_vec *seen);
+void sema_check_test(sema_ctx *c, ast_node *t, sema_pkg_tests *seen);
 sema_type *sema_resolve_type(sema_ctx *c, ast_node *t);
 sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed);
 

@@ -2,6 +2,8 @@
 #   debug_info  DWARF: gdb backtraces at main.oxl:<line>, the line table
 #   install     cmake --install and the installed oxl finding runtime and std
 #   gc_bound    an allocation-heavy OxL program in bounded memory
+#   compile_limits  programs past the compiler's limits: many items, huge
+#               constants, odd unions and test names, two spellings of a package
 if(TARGET oxlcodegen)
   add_executable(debug_info_test compiler/debug_info_test.c compiler/cmd.c)
   target_link_libraries(debug_info_test PRIVATE oxl_tap)
@@ -23,4 +25,12 @@ if(TARGET oxlcodegen)
   endif()
   add_test(NAME gc_bound COMMAND gc_bound_test $<TARGET_FILE:oxl>)
   set_tests_properties(gc_bound PROPERTIES LABELS "codegen;core" TIMEOUT 300)
+
+  add_executable(compile_limits_test compiler/compile_limits_test.c compiler/cmd.c)
+  target_link_libraries(compile_limits_test PRIVATE oxl_tap)
+  if(OXL_SANITIZE)
+    target_compile_definitions(compile_limits_test PRIVATE OXL_TEST_SANITIZE=1)
+  endif()
+  add_test(NAME compile_limits COMMAND compile_limits_test $<TARGET_FILE:oxl>)
+  set_tests_properties(compile_limits PROPERTIES LABELS "compiler;parse;sema" TIMEOUT 600)
 endif()
