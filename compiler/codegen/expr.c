@@ -569,8 +569,9 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
         if (!slot) return NULL;
         return cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, slot, e->name ? e->name : ""), s->type);
     }
-    if (s && s->kind == SYM_FN && s->sig && !s->is_rpc) {
-        /* a named function as a value: a pointer to it */
+    if (s && s->kind == SYM_FN && s->sig) {
+        /* a named function as a value (an rpc too: sema allows that only in its service, where it
+         * is a plain function): a pointer to it */
         LLVMValueRef f = cg_fn_of(m, s, e->span);
         if (f) return LLVMBuildBitCast(m->b, f, m->t_ptr, "");
     }
