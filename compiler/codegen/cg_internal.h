@@ -114,6 +114,8 @@ LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at);
 /* A loop body with break going to brk and continue to cont. */
 bool cg_loop_body(cg_module *m, const ast_node *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont);
 bool cg_block(cg_module *m, const ast_node *block);
+/* A match or select arm's body: a block, an expression or a statement. */
+bool cg_arm_body(cg_module *m, const ast_node *body);
 bool cg_stmt(cg_module *m, const ast_node *s);
 
 /* expr.c */

@@ -660,7 +660,7 @@ bool cg_select(cg_module *m, const ast_node *s) {
             cg_add_local(m, arm, slot);
         }
         if (arm->op != AST_SEL_AFTER) k++;
-        if (!cg_block(m, arm->b)) return false;
+        if (!cg_arm_body(m, arm->b)) return false;
         if (!cg_terminated(m)) LLVMBuildBr(m->b, end);
     }
     LLVMPositionBuilderAtEnd(m->b, end);

@@ -42,8 +42,12 @@
 
 %fallback IDENT STATE ON START RPC CLUSTER ROLE SIM SEEDS WITH.
 
-/* Lowest first. ARROW below PIPE and QUESTION: the result of a function
+/* Lowest first. In an arm, `=> assert e, m` takes the ',' as the start of
+ * its message (ASSERT below COMMA), not as the end of the arm: arms after
+ * it go on the next line. ARROW below PIPE and QUESTION: the result of a function
  * type extends over a union or '?' (fn(Int) -> A | B returns A | B). */
+%nonassoc ASSERT.
+%nonassoc COMMA.
 %nonassoc ARROW.
 %left PIPE.
 %left QUESTION.
@@ -350,42 +354,44 @@ binding(R) ::= VAR(K) bind_name(N) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR,
 binding(R) ::= VAR(K) bind_name(N) COLON type(T) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR, &K, &N, T, V); }
 binding(R) ::= VAR(K) bind_name(N) COLON type(T). { R = p_binding(ctx, AST_VAR, &K, &N, T, NULL); }
 stmt(R) ::= simple(S). { R = S; }
-stmt(R) ::= ASSERT(K) expr(C). { R = p_assert(ctx, &K, C, NULL); }
-stmt(R) ::= ASSERT(K) expr(C) COMMA expr(M). { R = p_assert(ctx, &K, C, M); }
-stmt(R) ::= if_stmt(S). { R = S; }
-stmt(R) ::= WHILE(K) expr(C) body(B). {
+stmt(R) ::= arm_stmt(S). { R = S; }
+/* The statements besides simple ones that may also stand alone after '=>'. */
+arm_stmt(R) ::= ASSERT(K) expr(C). [ASSERT] { R = p_assert(ctx, &K, C, NULL); }
+arm_stmt(R) ::= ASSERT(K) expr(C) COMMA expr(M). { R = p_assert(ctx, &K, C, M); }
+arm_stmt(R) ::= if_stmt(S). { R = S; }
+arm_stmt(R) ::= WHILE(K) expr(C) body(B). {
     R = p_node(ctx, AST_WHILE, join(K.span, B->span));
     R->a = C;
     R->b = B;
 }
-stmt(R) ::= FOR(K) bind_name(N) IN expr(E) body(B). {
+arm_stmt(R) ::= FOR(K) bind_name(N) IN expr(E) body(B). {
     R = p_node(ctx, AST_FOR, join(K.span, B->span));
     p_name(R, &N);
     R->a = E;
     R->b = B;
 }
-stmt(R) ::= FOR(K) bind_name(N) COMMA bind_name(M) IN expr(E) body(B). {
+arm_stmt(R) ::= FOR(K) bind_name(N) COMMA bind_name(M) IN expr(E) body(B). {
     R = p_node(ctx, AST_FOR, join(K.span, B->span));
     p_name(R, &N);
     R->name2 = M.text;
     R->a = E;
     R->b = B;
 }
-stmt(R) ::= MATCH(K) expr(E) BODY arms(A) RBRACE(Z). {
+arm_stmt(R) ::= MATCH(K) expr(E) BODY arms(A) RBRACE(Z). {
     R = p_node(ctx, AST_MATCH, join(K.span, Z.span));
     R->a = E;
     R->list = A;
 }
-stmt(R) ::= MATCH(K) expr(E) BODY arm_items(A) error RBRACE(Z). {
+arm_stmt(R) ::= MATCH(K) expr(E) BODY arm_items(A) error RBRACE(Z). {
     R = p_node(ctx, AST_MATCH, join(K.span, Z.span));
     R->a = E;
     R->list = A;
 }
-stmt(R) ::= SELECT(K) LBRACE sel_arms(A) RBRACE(Z). {
+arm_stmt(R) ::= SELECT(K) LBRACE sel_arms(A) RBRACE(Z). {
     R = p_node(ctx, AST_SELECT, join(K.span, Z.span));
     R->list = A;
 }
-stmt(R) ::= SELECT(K) LBRACE sel_items(A) error RBRACE(Z). {
+arm_stmt(R) ::= SELECT(K) LBRACE sel_items(A) error RBRACE(Z). {
     R = p_node(ctx, AST_SELECT, join(K.span, Z.span));
     R->list = A;
 }
@@ -445,10 +451,12 @@ arm(R) ::= UNDERSCORE(U) FATARROW arm_body(B). {
     R->b = B;
 }
 
-/* An arm's body: a block, an expression, or one simple statement (kept
- * as a block of one). */
+/* An arm's body: a block, an expression, or any one statement but a
+ * declaration (kept as a block of one). */
 arm_body(R) ::= body(B). { R = B; }
 arm_body(R) ::= simple(S). { R = p_arm_body(ctx, S); }
+arm_body(R) ::= arm_stmt(S). { R = p_arm_body(ctx, S); }
+arm_body(R) ::= binding(S). { R = p_arm_decl(ctx, S); }
 
 /* select { v = c.recv() => ..., c.send(x) => ..., after 1s => ... } */
 sel_arms(R) ::= sel_items(S). { R = S; }

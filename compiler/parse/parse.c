@@ -208,6 +208,13 @@ static ast_node *p_arm_body(parse_ctx *ctx, ast_node *s) {
     return b;
 }
 
+/* `=> let x = 1`: a declaration would bind nothing past the arm. */
+static ast_node *p_arm_decl(parse_ctx *ctx, ast_node *s) {
+    p_error(ctx, s->span, "a `%s` in an arm needs a block around it: => { %s %s = ... }",
+            s->kind == AST_LET ? "let" : "var", s->kind == AST_LET ? "let" : "var", s->name ? s->name : "x");
+    return p_arm_body(ctx, s);
+}
+
 static const char *call_method(const ast_node *c) {
     if (c->kind != AST_CALL || !c->a || c->a->kind != AST_FIELD_ACCESS) return NULL;
     return c->a->name;
