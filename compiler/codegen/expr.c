@@ -420,8 +420,10 @@ static LLVMValueRef extern_fn(cg_module *m, const sema_sym *s, base_span at) {
     return f;
 }
 
-/* The value of a call whose LLVM result may be void: none. */
-static LLVMValueRef call_result(cg_module *m, LLVMValueRef r) {
+/* The value of a call whose LLVM result may be void: none. A call of a
+ * function declared `-> Never` ends its block. */
+static LLVMValueRef call_result(cg_module *m, LLVMValueRef r, const sema_type *result) {
+    if (result && result->kind == TY_NEVER) LLVMBuildUnreachable(m->b);
     if (LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind) return LLVMConstNull(m->t_ptr);
     return r;
 }
@@ -478,7 +480,7 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
             if (s->sig->params[i].type->kind == TY_BOOL) add_zext(m, NULL, r, i + 1);
         if (s->sig->result && s->sig->result->kind == TY_BOOL) add_zext(m, NULL, r, LLVMAttributeReturnIndex);
     }
-    return call_result(m, r);
+    return call_result(m, r, s->sig->result);
 }
 
 /* The LLVM function type of an OxL function type. */
@@ -504,7 +506,7 @@ static LLVMValueRef call_value(cg_module *m, const ast_node *e, const ast_node *
         if (!(args[i] = cg_value(m, arg->a, ft->items[i]))) return NULL;
     }
     LLVMValueRef fp = LLVMBuildBitCast(m->b, fv, LLVMPointerType(fty, 0), "");
-    return call_result(m, LLVMBuildCall2(m->b, fty, fp, args, ft->nitems, ""));
+    return call_result(m, LLVMBuildCall2(m->b, fty, fp, args, ft->nitems, ""), ft->elem);
 }
 
 static LLVMValueRef call(cg_module *m, const ast_node *e) {

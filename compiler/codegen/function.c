@@ -99,7 +99,8 @@ bool cg_function(cg_module *m, const ast_node *fn) {
     if (!cg_block(m, fn->b)) return false;
     if (!cg_terminated(m)) {
         LLVMTypeRef rt = LLVMGetReturnType(LLVMGetElementType(LLVMTypeOf(m->fn)));
-        if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) LLVMBuildRetVoid(m->b);
+        if (sig->result && sig->result->kind == TY_NEVER) LLVMBuildUnreachable(m->b); /* sema: it cannot end */
+        else if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) LLVMBuildRetVoid(m->b);
         else LLVMBuildUnreachable(m->b); /* sema: "missing return" otherwise */
     }
     return true;

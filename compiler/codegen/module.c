@@ -179,6 +179,10 @@ static bool declare_fn(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     LLVMValueRef f = LLVMAddFunction(m->mod, name, LLVMFunctionType(res, params, sig->nparams, 0));
     free(name);
     LLVMSetLinkage(f, LLVMInternalLinkage);
+    if (sig->result && sig->result->kind == TY_NEVER) { /* `-> Never`: sema proved it never returns */
+        unsigned k = LLVMGetEnumAttributeKindForName("noreturn", 8);
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, k, 0));
+    }
     return true;
 }
 

@@ -321,6 +321,7 @@ LLVMValueRef cg_match(cg_module *m, const ast_node *s, bool as_expr) {
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "match.end");
     for (uint32_t i = 0; i < s->list.len; i++) {
         const ast_node *arm = s->list.items[i];
+        if (arm->flags & AST_F_DEAD) continue; /* a narrowing ruled it out (sema warned) */
         const sema_type *pt = arm->type ? arm->type : st;
         LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "arm");
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "arm.next");

@@ -105,6 +105,7 @@ enum {
     AST_F_CLUSTER = 1 << 3,
     AST_F_PUB = 1 << 4,
     AST_F_REMOTE = 1 << 5, /* set by sema: a call of Service.rpc from outside the service */
+    AST_F_DEAD = 1 << 6,   /* set by sema: a match arm a narrowing ruled out (never runs) */
 };
 
 struct sema_type;

@@ -83,13 +83,22 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
         bool reported = false;
         sema_sym *s = t->name ? sema_lookup_dotted(c, t->name, t->span, &reported) : NULL;
         if (!s) {
-            if (!reported)
-                diag_report(c->d, DIAG_ERROR, t->span, "unknown type '%s'", t->name ? t->name : "?");
+            if (!reported) {
+                const char *dot = t->name ? strchr(t->name, '.') : NULL;
+                const char *first = dot ? base_intern(c->names, t->name, (size_t)(dot - t->name)) : t->name;
+                diag_report(c->d, DIAG_ERROR, t->span, "unknown type '%s'%s", t->name ? t->name : "?",
+                            sema_import_hint(c, first));
+            }
             break;
         }
         t->sym = s;
         if (s->kind != SYM_TYPE) {
             diag_report(c->d, DIAG_ERROR, t->span, "'%s' is a %s, not a type", t->name, sym_kind_name(s));
+            break;
+        }
+        if (s->type == c->t_never && t != c->never_ok) {
+            diag_report(c->d, DIAG_ERROR, t->span,
+                        "Never is only a result type, of a function that never returns (fn fail() -> Never)");
             break;
         }
         uint32_t want = s->builtin == GEN_MAP ? 2 : (s->builtin == GEN_CHAN || s->builtin == GEN_TASK) ? 1 : 0;
@@ -152,6 +161,7 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
         sema_type *p[SEMA_MAX_PARAMS];
         for (uint32_t i = 0; i < t->list.len; i++)
             p[i] = sema_resolve_type(c, t->list.items[i]);
+        c->never_ok = t->a;
         sema_type *res = t->a ? sema_resolve_type(c, t->a) : c->t_none;
         r = ty_fn(c, p, t->list.len, res);
         break;
@@ -226,6 +236,7 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
         p->type = sig->params[i].type;
     }
     sig->nparams = np;
+    c->never_ok = d->a;
     sig->result = d->a ? sema_resolve_type(c, d->a) : c->t_none;
     s->sig = sig;
     s->type = ty_fn(c, ptypes, np, sig->result);
@@ -274,7 +285,9 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
                 diag_report(c->d, DIAG_ERROR, p->a ? p->a->span : p->span,
                             "rpc parameter type %s cannot be sent between nodes", ty_str(c, sig->params[i].type));
         }
-        if (!ty_sendable(sig->result, 0))
+        if (sig->result->kind == TY_NEVER)
+            diag_report(c->d, DIAG_ERROR, d->a->span, "an rpc cannot be declared `-> Never`: its caller waits for an answer");
+        else if (!ty_sendable(sig->result, 0))
             diag_report(c->d, DIAG_ERROR, d->a->span, "rpc result type %s cannot be sent between nodes",
                         ty_str(c, sig->result));
     }
@@ -500,6 +513,74 @@ static void import_into(sema_ctx *c, sema_scope *fs, sema_sym *s, const char *as
         return;
     }
     scope_add(c, fs, s);
+    sema_import *im = base_alloc(c->arena, sizeof *im);
+    im->sym = s;
+    im->as = as;
+    im->at = at;
+    base_vec_push(c->arena, &fs->imports, im);
+}
+
+/* Unused imports are warned about like unused variables. */
+static void warn_unused_imports(sema_ctx *c, const sema_pkg *p) {
+    if (!c->opt.warn_unused)
+        return;
+    for (uint32_t i = 0; i < p->file_scopes.len; i++) {
+        const sema_scope *fs = p->file_scopes.items[i];
+        for (uint32_t k = 0; k < fs->imports.len; k++) {
+            const sema_import *im = fs->imports.items[k];
+            if (im->used)
+                continue;
+            if (im->sym->kind == SYM_MODULE && im->sym->decl && im->sym->decl->kind == AST_USE && im->sym->pkg)
+                diag_report(c->d, DIAG_WARNING, im->at, "unused import '%s'", im->sym->pkg->path);
+            else
+                diag_report(c->d, DIAG_WARNING, im->at, "unused import '%s'", im->as);
+        }
+    }
+}
+
+/* The standard packages an unknown name may come from, in the order
+ * they are searched. */
+static const char *const std_packages[] = {"std.test", "std.time", "std.store"};
+
+static sema_pkg *load_quietly(sema_ctx *c, const char *path) {
+    sema_pkg *p = find_pkg(c, path);
+    if (p)
+        return p->state == RS_DONE ? p : NULL;
+    if (!c->loader || !c->loader->load || c->prog->packages.len >= SEMA_MAX_PACKAGES)
+        return NULL;
+    p = base_alloc(c->arena, sizeof *p);
+    p->path = path;
+    if (!c->loader->load(c->loader->ctx, path, &p->files))
+        return NULL;
+    base_vec_push(c->arena, &c->prog->packages, p);
+    sema_fnctx *fn = c->fn;
+    sema_sym *svc = c->service;
+    c->fn = NULL;
+    c->service = NULL;
+    check_pkg(c, p);
+    c->fn = fn;
+    c->service = svc;
+    return p;
+}
+
+const char *sema_import_hint(sema_ctx *c, const char *name) {
+    if (!name)
+        return "";
+    char buf[256];
+    for (size_t i = 0; i < sizeof std_packages / sizeof std_packages[0]; i++) {
+        const char *path = intern_str(c, std_packages[i]);
+        const char *last = strrchr(path, '.') + 1;
+        if (strcmp(last, name) == 0) {
+            snprintf(buf, sizeof buf, " (the package %s: add `use %s`)", path, path);
+            return base_strndup(c->arena, buf, strlen(buf));
+        }
+        sema_pkg *p = load_quietly(c, path);
+        if (p && p->scope && scope_find_local(p->scope, name)) {
+            snprintf(buf, sizeof buf, " (%s has it: add `use %s { %.64s }`)", path, path, name);
+            return base_strndup(c->arena, buf, strlen(buf));
+        }
+    }
+    return "";
 }
 
 static void bind_use(sema_ctx *c, ast_node *u, sema_scope *fs) {
@@ -732,6 +813,7 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
         c->scope = p->file_scopes.items[i];
         check_items(c, &f->list, &tests_seen);
     }
+    warn_unused_imports(c, p);
     p->state = RS_DONE;
     c->pkg = outer_pkg;
     c->scope = outer_scope;
@@ -756,6 +838,7 @@ static void universe_init(sema_ctx *c) {
     universe_type(c, "Duration", c->t_duration, GEN_NONE);
     universe_type(c, "Instant", c->t_instant, GEN_NONE);
     universe_type(c, "None", c->t_none, GEN_NONE);
+    universe_type(c, "Never", c->t_never, GEN_NONE); /* the result of a function that never returns */
     universe_type(c, "Map", NULL, GEN_MAP);
     universe_type(c, "Chan", NULL, GEN_CHAN);
     universe_type(c, "Task", NULL, GEN_TASK);

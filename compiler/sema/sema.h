@@ -158,6 +158,7 @@ struct sema_scope {
     uint32_t index_cap;
     sema_sym *owner;        /* service or module whose namespace this is, or NULL */
     bool is_block;          /* local block: unused-variable warnings on exit */
+    base_vec imports;       /* a file's scope: its `use` names (sema_import*), marked when used */
 };
 
 struct sema_pkg {

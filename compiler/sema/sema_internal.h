@@ -46,6 +46,7 @@ typedef struct sema_ctx {
     sema_sym *service;      /* service whose members are being checked */
     base_vec pkg_stack;     /* packages being loaded, for cycle errors */
     unsigned depth;
+    const ast_node *never_ok; /* the one type node that may say Never: a result being resolved */
 
     sema_cmap_entry *cmap;  /* folded constants by node */
     uint32_t cmap_len, cmap_cap;
@@ -75,6 +76,14 @@ bool ty_extern_ok(const sema_type *t);
 const char *ty_str(sema_ctx *c, const sema_type *t);
 sema_field *ty_field(const sema_type *t, const char *name);
 
+/* A name a `use` put into a file's scope, and whether the file used it. */
+typedef struct sema_import {
+    const sema_sym *sym;
+    const char *as;
+    base_span at;
+    bool used;
+} sema_import;
+
 /* ---- scope.c ---- */
 sema_scope *scope_new(sema_ctx *c, sema_scope *parent);
 sema_sym *sym_new(sema_ctx *c, sema_symkind kind, const char *name, ast_node *decl, base_span span);
@@ -90,6 +99,9 @@ bool sema_name_is_blank(const char *name);
 
 /* ---- items.c ---- */
 bool sema_resolve_sym(sema_ctx *c, sema_sym *s);
+/* For "unknown name 'x'": " (std.test has it: `use std.test { x }`)" when
+ * a standard package has an item x (or is named x), else "". */
+const char *sema_import_hint(sema_ctx *c, const char *name);
 /* Resolves a dotted name ("net.Foo") through modules; NULL when unknown
  * (*reported when it said why). */
 sema_sym *sema_lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported);
@@ -122,5 +134,7 @@ void sema_check_body(sema_ctx *c, ast_node *body, sema_type *result, sema_sym *s
 sema_type *sema_check_spawn_block(sema_ctx *c, ast_node *block);
 void sema_push_narrowing(sema_ctx *c, ast_node *cond, bool truth);
 sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverges);
+/* The declared type of e when it is a narrowed name (§7.7), else NULL. */
+sema_type *sema_unnarrowed_type(const ast_node *e);
 
 #endif
