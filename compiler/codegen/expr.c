@@ -151,7 +151,44 @@ static bool needs_equality(const ast_node *x) {
     return is_kind(x, TY_UNION) || is_kind(x, TY_NONE) || is_kind(x, TY_BYTES);
 }
 
+/* a ?? b: none is the NULL box, so a's value is tested against NULL; b is
+ * evaluated only when a is none. */
+static LLVMValueRef coalesce(cg_module *m, const ast_node *e) {
+    const sema_type *rt = e->type;
+    LLVMTypeRef t = cg_type(m, rt, e->span, false);
+    if (!t) return NULL;
+    LLVMValueRef l = cg_operand(m, e->a, m->t_ptr);
+    if (!l) return NULL;
+    LLVMBasicBlockRef some = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.some");
+    LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.none");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.end");
+    LLVMBuildCondBr(m->b, LLVMBuildIsNull(m->b, l, ""), none, some);
+    LLVMPositionBuilderAtEnd(m->b, some);
+    base_span save = m->at;
+    m->at = e->a->span;
+    LLVMValueRef lv = cg_coerce(m, l, e->a->type, rt); /* unboxes, or keeps the box of a wider union */
+    m->at = save;
+    LLVMBasicBlockRef some_end = LLVMGetInsertBlock(m->b);
+    LLVMBuildBr(m->b, end);
+    LLVMPositionBuilderAtEnd(m->b, none);
+    LLVMValueRef rv = cg_value(m, e->b, rt);
+    if (!rv) return NULL;
+    LLVMBasicBlockRef none_end = LLVMGetInsertBlock(m->b); /* a dead block after `?? panic(...)` */
+    unsigned n = 1;
+    if (!cg_terminated(m)) {
+        LLVMBuildBr(m->b, end);
+        n = 2;
+    }
+    LLVMPositionBuilderAtEnd(m->b, end);
+    LLVMValueRef phi = LLVMBuildPhi(m->b, t, "qq");
+    LLVMValueRef vals[2] = {lv, rv};
+    LLVMBasicBlockRef bbs[2] = {some_end, none_end};
+    LLVMAddIncoming(phi, vals, bbs, n);
+    return phi;
+}
+
 static LLVMValueRef binary(cg_module *m, const ast_node *e) {
+    if (e->op == AST_OP_COALESCE) return coalesce(m, e);
     if (e->op == AST_OP_AND || e->op == AST_OP_OR) return logic(m, e);
     const ast_node *a = e->a;
     if ((e->op == AST_OP_EQ || e->op == AST_OP_NE) && (needs_equality(a) || needs_equality(e->b)))

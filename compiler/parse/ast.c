@@ -37,7 +37,7 @@ static const char *op_text(unsigned op) {
         [AST_OP_NONE] = "", [AST_OP_ADD] = "+", [AST_OP_SUB] = "-", [AST_OP_MUL] = "*", [AST_OP_DIV] = "/",
         [AST_OP_MOD] = "%", [AST_OP_EQ] = "==", [AST_OP_NE] = "!=", [AST_OP_LT] = "<", [AST_OP_LE] = "<=",
         [AST_OP_GT] = ">", [AST_OP_GE] = ">=", [AST_OP_AND] = "&&", [AST_OP_OR] = "||", [AST_OP_NOT] = "!",
-        [AST_OP_NEG] = "-", [AST_OP_SET] = "=",
+        [AST_OP_NEG] = "-", [AST_OP_SET] = "=", [AST_OP_COALESCE] = "??",
     };
     return op < sizeof ops / sizeof ops[0] && ops[op] ? ops[op] : "?";
 }

@@ -88,6 +88,7 @@ typedef enum ast_op {
     AST_OP_EQ, AST_OP_NE, AST_OP_LT, AST_OP_LE, AST_OP_GT, AST_OP_GE,
     AST_OP_AND, AST_OP_OR, AST_OP_NOT, AST_OP_NEG,
     AST_OP_SET, /* plain '=' in AST_ASSIGN */
+    AST_OP_COALESCE, /* a ?? b */
 } ast_op;
 
 enum {

@@ -34,7 +34,7 @@
        LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE BODY
        COMMA COLON DOT DOTDOT DOTDOTEQ ASSIGN PLUSEQ MINUSEQ STAREQ
        EQ NE LT LE GT GE PLUS MINUS STAR SLASH PERCENT
-       NOT ANDAND OROR PIPE QUESTION FATARROW ARROW
+       NOT ANDAND OROR PIPE QUESTION QQ FATARROW ARROW
        FN LET VAR IF ELSE WHILE FOR IN BREAK CONTINUE RETURN MATCH IS
        ASSERT SPAWN SELECT AFTER TYPE CONST MOD USE PACKAGE EXTERN SERVICE TEST
        TRUE FALSE NONE PUB
@@ -54,6 +54,7 @@
 %left OROR.
 %left ANDAND.
 %nonassoc EQ NE LT LE GT GE.
+%right QQ.
 %nonassoc IS.
 %nonassoc DOTDOT DOTDOTEQ.
 %left PLUS MINUS.
@@ -486,6 +487,7 @@ expr(R) ::= expr(A) LT expr(B). { R = p_binary(ctx, AST_OP_LT, A, B); }
 expr(R) ::= expr(A) LE expr(B). { R = p_binary(ctx, AST_OP_LE, A, B); }
 expr(R) ::= expr(A) GT expr(B). { R = p_binary(ctx, AST_OP_GT, A, B); }
 expr(R) ::= expr(A) GE expr(B). { R = p_binary(ctx, AST_OP_GE, A, B); }
+expr(R) ::= expr(A) QQ expr(B). { R = p_binary(ctx, AST_OP_COALESCE, A, B); }
 expr(R) ::= expr(A) PLUS expr(B). { R = p_binary(ctx, AST_OP_ADD, A, B); }
 expr(R) ::= expr(A) MINUS expr(B). { R = p_binary(ctx, AST_OP_SUB, A, B); }
 expr(R) ::= expr(A) STAR expr(B). { R = p_binary(ctx, AST_OP_MUL, A, B); }
@@ -623,6 +625,7 @@ type_u(R) ::= type_u(A) PIPE type_o(B). { R = p_union(ctx, A, B); }
 /* T? is T | None; T?? is the same type, so it is kept as one T?. */
 type_o(R) ::= type_p(T). { R = T; }
 type_o(R) ::= type_o(T) QUESTION(Q). { R = p_optional(ctx, T, &Q); }
+type_o(R) ::= type_o(T) QQ(Q). { R = p_optional(ctx, T, &Q); }
 
 type_p(R) ::= dotted(D). { R = p_type_name(ctx, &D); }
 type_p(R) ::= dotted(D) LBRACKET type_args(A) RBRACKET(E). {

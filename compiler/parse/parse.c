@@ -380,7 +380,7 @@ static const unsigned char lemon_code[LEX_KIND_COUNT] = {
     [LEX_NE] = TK_NE, [LEX_LT] = TK_LT, [LEX_LE] = TK_LE, [LEX_GT] = TK_GT, [LEX_GE] = TK_GE,
     [LEX_PLUS] = TK_PLUS, [LEX_MINUS] = TK_MINUS, [LEX_STAR] = TK_STAR, [LEX_SLASH] = TK_SLASH,
     [LEX_PERCENT] = TK_PERCENT, [LEX_NOT] = TK_NOT, [LEX_ANDAND] = TK_ANDAND, [LEX_OROR] = TK_OROR,
-    [LEX_PIPE] = TK_PIPE, [LEX_QUESTION] = TK_QUESTION, [LEX_FATARROW] = TK_FATARROW,
+    [LEX_PIPE] = TK_PIPE, [LEX_QUESTION] = TK_QUESTION, [LEX_QQ] = TK_QQ, [LEX_FATARROW] = TK_FATARROW,
     [LEX_ARROW] = TK_ARROW, [LEX_KW_FN] = TK_FN, [LEX_KW_LET] = TK_LET, [LEX_KW_VAR] = TK_VAR,
     [LEX_KW_IF] = TK_IF, [LEX_KW_ELSE] = TK_ELSE, [LEX_KW_WHILE] = TK_WHILE, [LEX_KW_FOR] = TK_FOR,
     [LEX_KW_IN] = TK_IN, [LEX_KW_BREAK] = TK_BREAK, [LEX_KW_CONTINUE] = TK_CONTINUE,
@@ -464,7 +464,7 @@ static bool is_operator(int c) {
     switch (c) {
     case TK_OROR: case TK_ANDAND: case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
     case TK_IS: case TK_DOTDOT: case TK_DOTDOTEQ: case TK_PLUS: case TK_MINUS: case TK_STAR: case TK_SLASH:
-    case TK_PERCENT:
+    case TK_PERCENT: case TK_QQ:
         return true;
     default:
         return false;

@@ -698,6 +698,7 @@ const char *sema_op_text(int op) {
     case AST_OP_GE: return ">=";
     case AST_OP_AND: return "&&";
     case AST_OP_OR: return "||";
+    case AST_OP_COALESCE: return "??";
     default: return "?";
     }
 }
@@ -796,8 +797,39 @@ static void fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, 
     set_bool(c, e, v);
 }
 
+/* a ?? b: a's value unless it is none, then b (evaluated only then). a
+ * must be optional; b goes where a's value would (its type without None)
+ * or is itself optional, making the result optional (a ?? b ?? c). */
+static sema_type *check_coalesce(sema_ctx *c, ast_node *e) {
+    sema_type *l = sema_check_expr(c, e->a, NULL);
+    if (ty_is_error(l)) {
+        sema_check_expr(c, e->b, NULL);
+        return c->t_error;
+    }
+    if (!ty_has_member(l, c->t_none) || l->kind == TY_NONE) {
+        diag_report(c->d, DIAG_ERROR, e->a->span,
+                    "`??` needs an optional on its left, found %s%s", ty_str(c, l),
+                    l->kind == TY_NONE ? " (always none)" : ", which is never none");
+        sema_check_expr(c, e->b, NULL);
+        return c->t_error;
+    }
+    sema_type *some = ty_without(c, l, c->t_none);
+    sema_type *r = sema_check_expr(c, e->b, some);
+    if (ty_is_error(r))
+        return c->t_error;
+    if (ty_assignable(r, some))
+        return some;
+    if (ty_assignable(r, l))
+        return l;
+    diag_report(c->d, DIAG_ERROR, e->b->span, "mismatched types: the default after `??` must be %s (or %s), found %s",
+                ty_str(c, some), ty_str(c, l), ty_str(c, r));
+    return c->t_error;
+}
+
 static sema_type *check_binary(sema_ctx *c, ast_node *e) {
     int op = e->op;
+    if (op == AST_OP_COALESCE)
+        return check_coalesce(c, e);
     if (op == AST_OP_AND || op == AST_OP_OR) {
         sema_check_value(c, e->a, c->t_bool, op == AST_OP_AND ? "&&" : "||");
         /* `x != none && x.f`: the right operand sees what the left proved */
