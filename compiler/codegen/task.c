@@ -447,7 +447,7 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
         LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[4] = {c, to_word(m, v), file, line};
         cg_call(m, cg_runtime_fn(m, "oxl_chan_send_word", m->t_void, ps, 4, false), args, 4);
-        return LLVMConstInt(m->t_i1, 0, 0);
+        return LLVMConstNull(m->t_ptr); /* none */
     }
     if (strcmp(name, "recv") == 0 && e->list.len == 0) {
         LLVMValueRef slot = cg_entry_alloca(m, m->t_i64, "recv");
@@ -458,7 +458,7 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
         LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
         LLVMValueRef args[3] = {c, file, line};
         cg_call(m, cg_runtime_fn(m, "oxl_chan_close_at", m->t_void, ps, 3, false), args, 3);
-        return LLVMConstInt(m->t_i1, 0, 0);
+        return LLVMConstNull(m->t_ptr); /* none */
     }
     if (strcmp(name, "len") == 0 && e->list.len == 0) {
         LLVMTypeRef ps[1] = {m->t_ptr};
@@ -468,22 +468,29 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
     return NULL;
 }
 
+/* t.join() and t.cancel(). A Task[None] joins through oxl_go_join_none:
+ * one cancelled by t.cancel() has no result to miss. */
 static LLVMValueRef task_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, const char *name) {
-    if (strcmp(name, "join") != 0 || e->list.len != 0) {
+    bool join = strcmp(name, "join") == 0, cancel = strcmp(name, "cancel") == 0;
+    if ((!join && !cancel) || e->list.len != 0) {
         cg_unsupported(m, e->span, "this task method");
         return NULL;
     }
     const sema_type *rt = recv_expr->type->elem;
     LLVMTypeRef t = NULL;
-    if (rt && rt->kind != TY_NONE && rt->kind != TY_NEVER && !(t = cg_type(m, rt, e->span, false))) return NULL;
+    if (join && rt && rt->kind != TY_NONE && rt->kind != TY_NEVER && !(t = cg_type(m, rt, e->span, false)))
+        return NULL;
     LLVMValueRef h = cg_operand(m, recv_expr, m->t_ptr);
     if (!h) return NULL;
     LLVMValueRef line;
     LLVMValueRef file = loc(m, e->span, &line);
     LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
     LLVMValueRef args[3] = {h, file, line};
+    if (cancel || !t) {
+        cg_call(m, cg_runtime_fn(m, cancel ? "oxl_go_cancel" : "oxl_go_join_none", m->t_void, ps, 3, false), args, 3);
+        return LLVMConstNull(m->t_ptr); /* none */
+    }
     LLVMValueRef w = cg_call(m, cg_runtime_fn(m, "oxl_go_join", m->t_i64, ps, 3, false), args, 3);
-    if (!t) return LLVMConstInt(m->t_i1, 0, 0);
     return from_word(m, w, t);
 }
 

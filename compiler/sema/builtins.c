@@ -65,6 +65,7 @@ static const method_spec chan_methods[] = {
 
 static const method_spec task_methods[] = {
     {"join", "", 'T'},
+    {"cancel", "", 'N'},
     {NULL, NULL, 0},
 };
 
@@ -139,7 +140,7 @@ const char *sema_builtin_methods_of(const sema_type *recv) {
     case TY_LIST: return "len, push, pop, get, contains, insert, remove, slice";
     case TY_MAP: return "len, get, has, set, remove, keys, values";
     case TY_CHAN: return "send, recv, close, len";
-    case TY_TASK: return "join";
+    case TY_TASK: return "join, cancel";
     default: return NULL;
     }
 }
