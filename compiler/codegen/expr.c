@@ -3,6 +3,7 @@
  * strings and interpolation (through the runtime's string builder). */
 #include "codegen/cg_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,7 +149,8 @@ static LLVMValueRef equality(cg_module *m, const ast_node *e) {
 }
 
 static bool needs_equality(const ast_node *x) {
-    return is_kind(x, TY_UNION) || is_kind(x, TY_NONE) || is_kind(x, TY_BYTES);
+    return is_kind(x, TY_UNION) || is_kind(x, TY_NONE) || is_kind(x, TY_BYTES) || is_kind(x, TY_LIST) ||
+           is_kind(x, TY_MAP) || is_kind(x, TY_STRUCT);
 }
 
 /* a ?? b: none is the NULL box, so a's value is tested against NULL; b is
@@ -589,6 +591,40 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
     return NULL;
 }
 
+/* A list or map constant: a function of its own builds the literal afresh
+ * at each use (changing one changes no other), with its locations in its
+ * own subprogram. */
+static LLVMValueRef const_literal(cg_module *m, const sema_sym *s) {
+    char *sym = cg_fn_symbol(m, s->decl, s->pkg); /* "oxl.<pkg>.<mods>.<name>" */
+    size_t n = strlen(sym) + 8;
+    char *name = malloc(n);
+    if (!name) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    snprintf(name, n, "oxl.const%s", sym + 3);
+    free(sym);
+    LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+    if (!f) {
+        cg_fn_state st;
+        cg_fn_save(m, &st);
+        f = LLVMAddFunction(m->mod, name, LLVMFunctionType(m->t_ptr, NULL, 0, 0));
+        LLVMSetLinkage(f, LLVMInternalLinkage);
+        m->fn = f;
+        m->fn_decl = NULL;
+        m->entry = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
+        LLVMPositionBuilderAtEnd(m->b, m->entry);
+        LLVMValueRef v = cg_value(m, s->decl->b, s->type);
+        if (v) LLVMBuildRet(m->b, v);
+        cg_fn_restore(m, &st);
+        if (!v) f = NULL;
+    }
+    free(name);
+    if (!f) return NULL;
+    cg_debug_loc(m, m->at); /* the call is at the use */
+    return cg_call(m, f, NULL, 0);
+}
+
 static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     const sema_sym *s = e->sym;
     if (s && (s->kind == SYM_LOCAL || s->kind == SYM_PARAM)) {
@@ -618,6 +654,7 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
         if (s->cval->kind == CV_INT) return cg_i64(m, s->cval->i);
         if (s->cval->kind == CV_BOOL) return LLVMConstInt(m->t_i1, s->cval->i != 0, 0);
         if (s->cval->kind == CV_STRING) return str_lit(m, s->cval->s ? s->cval->s : "", (int64_t)s->cval->slen);
+        if ((s->cval->kind == CV_LIST || s->cval->kind == CV_MAP) && s->decl && s->decl->b) return const_literal(m, s);
     }
     cg_unsupported(m, e->span, "this kind of name");
     return NULL;

@@ -128,7 +128,8 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
             args[1] = v[0];
             return cg_rt_bool(m, "oxl_list_contains_str", ps, args, 2);
         }
-        if (et->kind == TY_UNION) return contains_loop(m, l, v[0], et, e->span);
+        if (et->kind == TY_UNION || et->kind == TY_LIST || et->kind == TY_MAP || et->kind == TY_STRUCT)
+            return contains_loop(m, l, v[0], et, e->span); /* by == */
         return cg_rt_bool(m, "oxl_list_contains", ps, args, 2);
     }
     if (strcmp(name, "insert") == 0) {

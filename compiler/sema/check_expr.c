@@ -597,8 +597,8 @@ static sema_type *check_method_call(sema_ctx *c, ast_node *e, sema_type *t) {
         check_args_loose(c, e);
         return c->t_error;
     }
-    if (t->kind == TY_LIST && strcmp(callee->name, "contains") == 0 && !ty_comparable(t->elem)) {
-        diag_report(c->d, DIAG_ERROR, name_at(callee), "contains needs comparable elements, not %s",
+    if (t->kind == TY_LIST && strcmp(callee->name, "contains") == 0 && !ty_equatable(t->elem)) {
+        diag_report(c->d, DIAG_ERROR, name_at(callee), "contains needs elements that == compares, not %s",
                     ty_str(c, t->elem));
         check_args_loose(c, e);
         return c->t_bool;
@@ -771,7 +771,7 @@ static void fold_arith(sema_ctx *c, ast_node *e, int op, const sema_const *l, co
 }
 
 static void fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, const sema_const *r) {
-    if (!l || !r || l->kind != r->kind)
+    if (!l || !r || l->kind != r->kind || l->kind == CV_LIST || l->kind == CV_MAP)
         return;
     int cmp;
     if (l->kind == CV_STRING) {
@@ -843,7 +843,8 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
         return c->t_bool;
     }
     sema_type *l = sema_check_expr(c, e->a, NULL);
-    sema_type *r = sema_check_expr(c, e->b, NULL);
+    /* `xs == []`: a literal on the right takes its type from the left */
+    sema_type *r = sema_check_expr(c, e->b, op == AST_OP_EQ || op == AST_OP_NE ? l : NULL);
     if (ty_is_error(l) || ty_is_error(r))
         return op >= AST_OP_EQ && op <= AST_OP_GE ? c->t_bool : c->t_error;
     const sema_const *lc = sema_const_of(c, e->a), *rc = sema_const_of(c, e->b);
@@ -852,15 +853,16 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
             diag_report(c->d, DIAG_ERROR, e->span, "cannot compare %s with %s", ty_str(c, l), ty_str(c, r));
             return c->t_bool;
         }
-        /* a union compares with a value of a comparable member: the tag
-         * first, then the value (as Swift compares an optional) */
+        /* a union compares with a value of one of its members: the tag
+         * first, then the value (as Swift compares an optional); lists,
+         * maps and structs compare structurally */
         bool with_none = l->kind == TY_NONE || r->kind == TY_NONE;
-        bool ok = with_none || (ty_comparable(l) && ty_assignable(l, r)) || (ty_comparable(r) && ty_assignable(r, l));
+        bool ok = with_none || (ty_equatable(l) && ty_assignable(l, r)) || (ty_equatable(r) && ty_assignable(r, l));
         if (!ok) {
             diag_report(c->d, DIAG_ERROR, e->span,
-                        "values of type %s cannot be compared with %s (only Int, Bool, String, Bytes, Duration, "
-                        "Instant, none and unions of them)",
-                        ty_str(c, ty_comparable(l) ? r : l), sema_op_text(op));
+                        "values of type %s cannot be compared with %s (channels, tasks and functions have no ==, "
+                        "nor do values that hold them)",
+                        ty_str(c, ty_equatable(l) ? r : l), sema_op_text(op));
             return c->t_bool;
         }
         fold_compare(c, e, op, lc, rc);
@@ -993,7 +995,34 @@ static sema_type *unify(sema_ctx *c, sema_type *acc, ast_node *el, bool *has_non
     return acc;
 }
 
+/* A list or map literal of constants is a constant (`const WORKERS =
+ * ["w1", "w2"]`): each use makes the literal afresh. */
+static sema_type *mark_const_lit(sema_ctx *c, ast_node *e, sema_type *t) {
+    if (ty_is_error(t))
+        return t;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *x = e->list.items[i];
+        if (e->kind == AST_MAP_LIT ? !sema_const_of(c, x->a) || !sema_const_of(c, x->b) : !sema_const_of(c, x))
+            return t;
+    }
+    sema_const *k = base_alloc(c->arena, sizeof *k);
+    k->kind = e->kind == AST_MAP_LIT ? CV_MAP : CV_LIST;
+    sema_set_const(c, e, k);
+    return t;
+}
+
+static sema_type *check_list_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected);
+static sema_type *check_map_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected);
+
 static sema_type *check_list_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+    return mark_const_lit(c, e, check_list_lit_parts(c, e, expected));
+}
+
+static sema_type *check_map_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+    return mark_const_lit(c, e, check_map_lit_parts(c, e, expected));
+}
+
+static sema_type *check_list_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected) {
     if (expected && ty_is_error(expected)) {
         /* the annotation was already reported: check the parts quietly */
         for (uint32_t i = 0; i < e->list.len; i++)
@@ -1025,7 +1054,7 @@ static sema_type *check_list_lit(sema_ctx *c, ast_node *e, sema_type *expected) 
     return ty_list(c, acc);
 }
 
-static sema_type *check_map_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+static sema_type *check_map_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected) {
     if (expected && ty_is_error(expected)) {
         for (uint32_t i = 0; i < e->list.len; i++) {
             ast_node *en = e->list.items[i];

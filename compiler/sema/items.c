@@ -178,8 +178,9 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
 /* ---- lazy resolution of declarations ---- */
 
 static bool default_ok(sema_ctx *c, ast_node *dflt) {
-    /* A default is a constant, or an empty list or map made afresh at
-     * each use (as Swift evaluates defaults at the call). */
+    /* A default is a constant; a list or map literal of constants (an
+     * empty [] or {} too) is made afresh at each use, as Swift evaluates
+     * defaults at the call. */
     if (sema_const_of(c, dflt))
         return true;
     if ((dflt->kind == AST_LIST_LIT || dflt->kind == AST_MAP_LIT) && dflt->list.len == 0)
@@ -251,7 +252,7 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
         sema_check_value(c, p->b, sig->params[i].type, "default value");
         if (!default_ok(c, p->b))
             diag_report(c->d, DIAG_ERROR, p->b->span,
-                        "a default value must be a constant expression (or an empty [] or {})");
+                        "a default value must be a constant expression (literals, constants and operators, or a list or map of them)");
         sig->params[i].dflt = p->b;
     }
     bool is_extern = (d->flags & AST_F_EXTERN) != 0;
@@ -668,7 +669,7 @@ static void check_field_defaults(sema_ctx *c, sema_sym *s) {
         sema_check_value(c, f->b, t->fields[i].type, "default value");
         if (!default_ok(c, f->b))
             diag_report(c->d, DIAG_ERROR, f->b->span,
-                        "a default value must be a constant expression (or an empty [] or {})");
+                        "a default value must be a constant expression (literals, constants and operators, or a list or map of them)");
     }
     c->scope = saved_scope;
 }

@@ -85,7 +85,10 @@ struct sema_type {
 };
 
 /* ---- constant values (folded at compile time) ---- */
-typedef enum sema_ckind { CV_INT, CV_BOOL, CV_STRING, CV_NONE } sema_ckind;
+/* CV_LIST and CV_MAP mark a literal of constants (`const WORKERS =
+ * ["w1", "w2"]`); their value is the literal itself, made afresh where
+ * it is used. */
+typedef enum sema_ckind { CV_INT, CV_BOOL, CV_STRING, CV_NONE, CV_LIST, CV_MAP } sema_ckind;
 typedef struct sema_const {
     sema_ckind kind;
     int64_t i;          /* Int, Duration (ns), Bool (0/1) */

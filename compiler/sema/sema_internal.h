@@ -72,6 +72,7 @@ bool ty_has_member(const sema_type *u, const sema_type *m);
 bool ty_assignable(const sema_type *from, const sema_type *to);
 bool ty_comparable(const sema_type *t);
 bool ty_sendable(const sema_type *t, int depth);
+bool ty_equatable(const sema_type *t);
 bool ty_extern_ok(const sema_type *t);
 const char *ty_str(sema_ctx *c, const sema_type *t);
 sema_field *ty_field(const sema_type *t, const char *name);
