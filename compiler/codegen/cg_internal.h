@@ -130,6 +130,11 @@ bool cg_call_args(cg_module *m, const ast_node *call, const sema_sig *sig, LLVMV
  * absent) are left to the caller. */
 bool cg_call_args_remote(cg_module *m, const ast_node *call, const sema_sig *sig, LLVMValueRef *vals,
                          const ast_node **deadline, const ast_node **to);
+/* A method of a struct type (fn T.m(self, ...)). */
+bool cg_is_method(const sema_sym *s);
+/* The arguments of a call of the named function s, in parameter order: for
+ * a method, the receiver (x in x.m(...)) first. */
+bool cg_fn_args(cg_module *m, const ast_node *call, const sema_sym *s, LLVMValueRef *vals);
 /* The LLVM function of a named OxL function (the declaration of an extern). */
 LLVMValueRef cg_fn_of(cg_module *m, const sema_sym *s, base_span at);
 LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);

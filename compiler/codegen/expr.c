@@ -504,6 +504,22 @@ static bool stores_site(const cg_module *m, const sema_sym *callee) {
     return callee->is_extern || in_std(callee->pkg);
 }
 
+bool cg_is_method(const sema_sym *s) {
+    return s && s->kind == SYM_FN && s->owner && s->owner->kind == SYM_TYPE && s->decl &&
+           (s->decl->flags & AST_F_METHOD);
+}
+
+bool cg_fn_args(cg_module *m, const ast_node *e, const sema_sym *s, LLVMValueRef *vals) {
+    if (!cg_is_method(s)) return cg_call_args(m, e, s->sig, vals);
+    /* x.m(args): x is `self`, evaluated first */
+    const ast_node *recv = e->a->a;
+    if (!(vals[0] = cg_value(m, recv, s->sig->params[0].type))) return false;
+    sema_sig rest = *s->sig;
+    rest.params++;
+    rest.nparams--;
+    return cg_call_args(m, e, &rest, vals + 1);
+}
+
 static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
     LLVMValueRef f = cg_fn_of(m, s, e->span);
     if (!f) {
@@ -511,7 +527,7 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
         return NULL;
     }
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    if (!cg_call_args(m, e, s->sig, args)) return NULL;
+    if (!cg_fn_args(m, e, s, args)) return NULL;
     if (stores_site(m, s)) set_extern_site(m, e->span);
     LLVMValueRef r = cg_call(m, f, args, s->sig->nparams);
     if (s->is_extern) {

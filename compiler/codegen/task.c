@@ -376,7 +376,7 @@ static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     }
     uint32_t n = sig->nparams;
     LLVMValueRef vals[SEMA_MAX_PARAMS + 1];
-    if (!cg_call_args(m, c, sig, vals)) return NULL;
+    if (!cg_fn_args(m, c, s, vals)) return NULL;
     LLVMValueRef words;
     LLVMValueRef env = new_env(m, n, &words);
     for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));

@@ -13,8 +13,9 @@ typedef enum ast_kind {
     /* ---- files and items ---- */
     AST_FILE,        /* list: items; name: package name or NULL */
     AST_USE,         /* name: dotted path ("std.test"); list: AST_IDENT names imported (empty: the module itself) */
-    AST_FN,          /* name; list: AST_PARAM; a: return type or NULL; b: body AST_BLOCK (NULL when extern); flags: AST_F_EXTERN */
-    AST_PARAM,       /* name; a: type; b: default value or NULL */
+    AST_FN,          /* name; list: AST_PARAM; a: return type or NULL; b: body AST_BLOCK (NULL when extern); flags: AST_F_EXTERN;
+                        a method (flags AST_F_METHOD, fn T.m(self, ...)): name2 the type's name, c its AST_TYPE_NAME */
+    AST_PARAM,       /* name; a: type (NULL for a method's `self`); b: default value or NULL */
     AST_TYPE_DECL,   /* name; list: AST_FIELD (a struct), or a: type (an alias, e.g. a union) */
     AST_FIELD,       /* name; a: type; b: default or NULL */
     AST_CONST,       /* name; a: type or NULL; b: value */
@@ -107,6 +108,7 @@ enum {
     AST_F_PUB = 1 << 4,
     AST_F_REMOTE = 1 << 5, /* set by sema: a call of Service.rpc from outside the service */
     AST_F_DEAD = 1 << 6,   /* set by sema: a match arm a narrowing ruled out (never runs) */
+    AST_F_METHOD = 1 << 7, /* fn T.m(self, ...) */
 };
 
 struct sema_type;

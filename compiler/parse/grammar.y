@@ -155,6 +155,17 @@ fn_decl(R) ::= FN(F) IDENT(N) LPAREN params(P) RPAREN ret(T) block(B). {
     R->a = T;
     R->b = B;
 }
+/* fn Account.deposit(self, n: Int) { ... }: a method of a struct type */
+fn_decl(R) ::= FN(F) IDENT(T) DOT IDENT(N) LPAREN params(P) RPAREN ret(Y) block(B). {
+    R = p_node(ctx, AST_FN, join(F.span, B->span));
+    p_name(R, &N);
+    R->list = P;
+    R->a = Y;
+    R->b = B;
+    R->c = p_ident_type(ctx, &T);
+    R->name2 = T.text;
+    R->flags |= AST_F_METHOD;
+}
 extern_decl(R) ::= EXTERN(X) FN IDENT(N) LPAREN params(P) RPAREN(E) ret(T). {
     R = p_node(ctx, AST_FN, join(X.span, T ? T->span : E.span));
     p_name(R, &N);
@@ -173,6 +184,11 @@ params(R) ::= param_list(L) TERM. { R = L; }
 param_list(R) ::= param(P). { R = (base_vec){0}; p_push(ctx, &R, P); }
 param_list(R) ::= param_list(L) COMMA param(P). { R = L; p_push(ctx, &R, P); }
 
+/* `self`, the receiver of a method (any other bare name is refused by sema) */
+param(R) ::= IDENT(N). {
+    R = p_node(ctx, AST_PARAM, N.span);
+    p_name(R, &N);
+}
 param(R) ::= IDENT(N) COLON type(T). {
     R = p_node(ctx, AST_PARAM, join(N.span, T->span));
     p_name(R, &N);

@@ -132,6 +132,12 @@ static ast_node *p_ident(parse_ctx *ctx, const lex_token *t) {
     return n;
 }
 
+static ast_node *p_ident_type(parse_ctx *ctx, const lex_token *t) {
+    ast_node *n = p_node(ctx, AST_TYPE_NAME, t->span);
+    p_name(n, t);
+    return n;
+}
+
 static ast_node *p_type_name(parse_ctx *ctx, const pdotted *d) {
     ast_node *n = p_node(ctx, AST_TYPE_NAME, d->span);
     n->name = p_dotted_name(ctx, d);

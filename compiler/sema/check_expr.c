@@ -307,6 +307,8 @@ static sema_type *check_ident(sema_ctx *c, ast_node *e) {
     return value_of_sym(c, e, s);
 }
 
+static sema_sym *user_method(const sema_type *t, const char *name);
+
 static const char *union_hint(sema_ctx *c, sema_type *t) {
     if (ty_has_member(t, c->t_none))
         return ": it may be none; narrow it with `match`, `is` or `!= none` first";
@@ -344,7 +346,7 @@ static sema_type *check_field_access(sema_ctx *c, ast_node *e) {
         if (f)
             return f->type;
     }
-    if (sema_builtin_method(c, t, e->name)) {
+    if (sema_builtin_method(c, t, e->name) || user_method(t, e->name)) {
         diag_report(c->d, DIAG_ERROR, name_at(e), "method '%s' of %s must be called", e->name, ty_str(c, t));
         return c->t_error;
     }
@@ -565,8 +567,57 @@ static sema_type *call_constructor(sema_ctx *c, ast_node *e, sema_sym *gen, base
     return sig.result;
 }
 
+/* The method `name` of a struct type (fn T.name(self, ...)), or NULL. */
+static sema_sym *user_method(const sema_type *t, const char *name) {
+    if (!t || t->kind != TY_STRUCT || !t->sym || !t->sym->members || !name)
+        return NULL;
+    return scope_find_local(t->sym->members, name);
+}
+
+/* "deposit, withdraw": a struct's methods, in declaration order. */
+static const char *user_methods_of(sema_ctx *c, const sema_type *t) {
+    if (!t || t->kind != TY_STRUCT || !t->sym || !t->sym->members || !t->sym->members->syms.len)
+        return NULL;
+    char buf[400];
+    base_text b;
+    base_text_init(&b, buf, sizeof buf);
+    const base_vec *v = &t->sym->members->syms;
+    for (uint32_t i = 0; i < v->len; i++) {
+        if (i)
+            base_text_add(&b, ", ");
+        base_text_add(&b, ((const sema_sym *)v->items[i])->name);
+    }
+    return base_strndup(c->arena, b.buf, b.len);
+}
+
+/* x.m(args) for a method of x's struct type: x is argument 0 (`self`),
+ * the call's arguments fill the other parameters. */
+static sema_type *call_user_method(sema_ctx *c, ast_node *e, sema_sym *m) {
+    ast_node *callee = e->a;
+    callee->sym = m;
+    m->used = true;
+    sema_resolve_sym(c, m);
+    callee->type = m->type;
+    if (!m->sig || m->sig->nparams == 0) {
+        check_args_loose(c, e);
+        return c->t_error;
+    }
+    sema_sig *rest = base_alloc(c->arena, sizeof *rest);
+    *rest = *m->sig;
+    rest->params++;
+    rest->nparams--;
+    size_t n = strlen(m->name) + strlen(m->owner->name) + 2;
+    char *what = base_alloc(c->arena, n);
+    snprintf(what, n, "%s.%s", m->owner->name, m->name);
+    rest->what = what;
+    return sema_check_call_args(c, e, rest, false, 0);
+}
+
 static sema_type *check_method_call(sema_ctx *c, ast_node *e, sema_type *t) {
     ast_node *callee = e->a;
+    sema_sym *um = user_method(t, callee->name);
+    if (um)
+        return call_user_method(c, e, um);
     if (t->kind == TY_STRUCT) {
         sema_field *f = ty_field(t, callee->name);
         if (f) {
@@ -585,7 +636,7 @@ static sema_type *check_method_call(sema_ctx *c, ast_node *e, sema_type *t) {
     }
     sema_sig *sig = sema_builtin_method(c, t, callee->name);
     if (!sig) {
-        const char *list = sema_builtin_methods_of(t);
+        const char *list = t->kind == TY_STRUCT ? user_methods_of(c, t) : sema_builtin_methods_of(t);
         if (t->kind == TY_UNION)
             diag_report(c->d, DIAG_ERROR, name_at(callee), "cannot call '%s' on a value of type %s%s", callee->name,
                         ty_str(c, t), union_hint(c, t));

@@ -232,11 +232,30 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
                 diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' is declared twice", p->name);
         sig->params[i].name = p->name;
         sig->params[i].decl = p;
-        sig->params[i].type = sema_resolve_type(c, p->a);
+        bool method = (d->flags & AST_F_METHOD) != 0;
+        if (method && i == 0 && (p->name != c->n_self || p->a)) {
+            diag_report(c->d, DIAG_ERROR, name_at(p), "a method's first parameter is `self`, written alone: fn %s.%s(self, ...)",
+                        d->name2, d->name);
+            sig->params[i].type = c->t_error;
+        } else if (method && i == 0) {
+            sig->params[i].type = s->owner ? s->owner->type : c->t_error;
+        } else if (!p->a && p->name == c->n_self) {
+            diag_report(c->d, DIAG_ERROR, name_at(p),
+                        "`self` is the first parameter of a method, declared as fn Type.%s(self, ...)", d->name);
+            sig->params[i].type = c->t_error;
+        } else if (!p->a) {
+            diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' needs a type (%s: Type)", p->name, p->name);
+            sig->params[i].type = c->t_error;
+        } else {
+            sig->params[i].type = sema_resolve_type(c, p->a);
+        }
         ptypes[i] = sig->params[i].type;
         p->type = sig->params[i].type;
     }
     sig->nparams = np;
+    if ((d->flags & AST_F_METHOD) && np == 0)
+        diag_report(c->d, DIAG_ERROR, name_at(d), "a method's first parameter is `self`: fn %s.%s(self, ...)", d->name2,
+                    d->name);
     c->never_ok = d->a;
     sig->result = d->a ? sema_resolve_type(c, d->a) : c->t_none;
     s->sig = sig;
@@ -388,6 +407,10 @@ static void declare_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
             s->is_var = true;
             m->sym = s;
             declare(c, svc->members, s);
+        } else if (m->kind == AST_FN && (m->flags & AST_F_METHOD)) {
+            diag_report(c->d, DIAG_ERROR, name_at(m),
+                        "a method is declared beside its type, outside a service (fn %s.%s(self, ...))", m->name2,
+                        m->name);
         } else if (m->kind == AST_FN) {
             sema_sym *s = sym_new(c, SYM_FN, m->name, m, name_at(m));
             s->scope = svc->members;
@@ -419,6 +442,12 @@ static void declare_item(sema_ctx *c, ast_node *it, sema_scope *into, const char
     case AST_FN:
         s = sym_new(c, SYM_FN, it->name, it, name_at(it));
         s->is_extern = (it->flags & AST_F_EXTERN) != 0;
+        if (it->flags & AST_F_METHOD) { /* not a name of the scope: attached to its type after step 1 */
+            s->scope = c->scope;
+            it->sym = s;
+            base_vec_push(c->arena, &c->methods, s);
+            return;
+        }
         if (it->flags & AST_F_RPC) {
             diag_report(c->d, DIAG_ERROR, name_at(it), "an rpc must be declared inside a service");
             return;
@@ -487,6 +516,41 @@ static void declare_item(sema_ctx *c, ast_node *it, sema_scope *into, const char
 static void declare_items(sema_ctx *c, base_vec *items, sema_scope *into, const char *prefix, bool in_mod) {
     for (uint32_t i = 0; i < items->len; i++)
         declare_item(c, items->items[i], into, prefix, in_mod);
+}
+
+/* fn T.m(self, ...): m goes into T's methods. T is a struct declared in
+ * the method's package, found from where the method is written (its mod,
+ * then the package; imports are not bound yet, and do not count). */
+static void attach_method(sema_ctx *c, sema_sym *m) {
+    ast_node *d = m->decl;
+    base_span at = d->c ? d->c->span : name_at(d);
+    sema_sym *t = d->name2 ? scope_lookup(m->scope, d->name2) : NULL;
+    if (!t) {
+        diag_report(c->d, DIAG_ERROR, at, "unknown type '%s': a method is declared beside its struct type, in its package",
+                    d->name2 ? d->name2 : "?");
+        return;
+    }
+    if (t->kind != SYM_TYPE || !t->type || t->type->kind != TY_STRUCT || t->pkg != c->pkg || !t->decl) {
+        diag_report(c->d, DIAG_ERROR, at, "methods belong to struct types declared in this package, and '%s' is %s",
+                    d->name2,
+                    t->kind != SYM_TYPE ? "not a type"
+                    : !t->decl          ? "a built-in type"
+                    : t->pkg != c->pkg  ? "another package's type"
+                                        : "not a struct type");
+        return;
+    }
+    if (d->c)
+        d->c->sym = t;
+    m->owner = t;
+    if (!t->members)
+        t->members = scope_new(c, NULL);
+    sema_sym *prev = scope_find_local(t->members, d->name);
+    if (prev) {
+        diag_report(c->d, DIAG_ERROR, name_at(d), "method '%s' is declared twice for %s", d->name, t->name);
+        diag_report(c->d, DIAG_NOTE, prev->span, "'%s' was declared here", d->name);
+        return;
+    }
+    scope_add(c, t->members, m);
 }
 
 /* ---- imports ---- */
@@ -652,7 +716,7 @@ static void check_fn_body(sema_ctx *c, sema_sym *s) {
         if (!scope_find_local(c->scope, p->name))
             scope_add(c, c->scope, ps);
     }
-    sema_check_body(c, d->b, s->sig->result, s->owner);
+    sema_check_body(c, d->b, s->sig->result, s->owner && s->owner->kind == SYM_SERVICE ? s->owner : NULL);
     c->scope = saved_scope;
 }
 
@@ -711,6 +775,10 @@ static void check_items(sema_ctx *c, base_vec *items, base_vec *tests_seen) {
         case AST_FN:
             if (s) {
                 sema_resolve_sym(c, s);
+                if (s->owner && s->owner->kind == SYM_TYPE && ty_field(s->owner->type, s->name))
+                    diag_report(c->d, DIAG_ERROR, name_at(it),
+                                "%s has a field '%s': a method cannot have the same name as a field", s->owner->name,
+                                s->name);
                 check_fn_body(c, s);
             }
             break;
@@ -767,6 +835,7 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
     p->state = RS_BUSY;
     c->pkg = p;
     p->scope = scope_new(c, c->universe);
+    uint32_t methods_from = c->methods.len;
     /* 1: every item of every file, into the package scope */
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
@@ -784,6 +853,10 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
                 *q = '_';
         declare_items(c, &f->list, p->scope, base_strndup(c->arena, prefix, strlen(prefix)), false);
     }
+    /* 1b: methods, onto their types */
+    for (uint32_t i = methods_from; i < c->methods.len; i++)
+        attach_method(c, c->methods.items[i]);
+    c->methods.len = methods_from;
     /* 2: imports, per file (as in Go: a `use` binds names in its own file) */
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
@@ -885,6 +958,7 @@ sema_program *sema_check_package(base_arena *arena, base_names *names, diag_sink
     c->n_now = intern_str(c, "now");
     c->n_cap = intern_str(c, "cap");
     c->n_main = intern_str(c, "main");
+    c->n_self = intern_str(c, "self");
     sema_types_init(c);
     universe_init(c);
 

@@ -137,10 +137,11 @@ struct sema_sym {
     base_span span;         /* where the name is written */
     sema_type *type;        /* value type, or the declared type of SYM_TYPE */
     sema_sig *sig;          /* SYM_FN */
-    sema_scope *members;    /* SYM_MODULE, SYM_SERVICE: the namespace */
+    sema_scope *members;    /* SYM_MODULE, SYM_SERVICE: the namespace; a struct's SYM_TYPE: its methods */
     sema_scope *scope;      /* where the declaration's names resolve */
     sema_pkg *pkg;
-    sema_sym *owner;        /* the service of an rpc/state/helper; the origin of a narrowed local */
+    sema_sym *owner;        /* the service of an rpc/state/helper; the struct type (SYM_TYPE) of a
+                               method; the origin of a narrowed local */
     const char *cname;      /* extern fn: the C symbol */
     sema_const *cval;       /* SYM_CONST once evaluated */
     int state;              /* RS_*: lazy resolution with cycle detection */

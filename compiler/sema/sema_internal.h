@@ -52,7 +52,8 @@ typedef struct sema_ctx {
     uint32_t cmap_len, cmap_cap;
 
     /* interned names used by the checker */
-    const char *n_underscore, *n_deadline, *n_to, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;
+    const char *n_underscore, *n_deadline, *n_to, *n_nodes, *n_roles, *n_now, *n_cap, *n_main, *n_self;
+    base_vec methods;       /* SYM_FN of methods declared (step 1), attached to their types after */
 } sema_ctx;
 
 /* ---- types.c ---- */
