@@ -530,38 +530,18 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
     if (!cg_fn_args(m, e, s, args)) return NULL;
     if (stores_site(m, s)) set_extern_site(m, e->span);
     LLVMValueRef r = cg_call(m, f, args, s->sig->nparams);
-    if (s->is_extern) {
-        for (uint32_t i = 0; i < s->sig->nparams; i++)
-            if (s->sig->params[i].type->kind == TY_BOOL) add_zext(m, NULL, r, i + 1);
-        if (s->sig->result && s->sig->result->kind == TY_BOOL) add_zext(m, NULL, r, LLVMAttributeReturnIndex);
-    }
+    if (s->is_extern) cg_extern_call_attrs(m, s, r);
     return call_result(m, r, s->sig->result);
 }
 
-/* The LLVM function type of an OxL function type. */
-LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at) {
-    LLVMTypeRef res = cg_type(m, ft->elem, at, true);
-    if (!res) return NULL;
-    LLVMTypeRef ps[SEMA_MAX_PARAMS + 1];
-    for (uint32_t i = 0; i < ft->nitems && i <= SEMA_MAX_PARAMS; i++)
-        if (!(ps[i] = cg_type(m, ft->items[i], at, false))) return NULL;
-    return LLVMFunctionType(res, ps, ft->nitems, 0);
+void cg_extern_call_attrs(cg_module *m, const sema_sym *s, LLVMValueRef call) {
+    for (uint32_t i = 0; i < s->sig->nparams; i++)
+        if (s->sig->params[i].type->kind == TY_BOOL) add_zext(m, NULL, call, i + 1);
+    if (s->sig->result && s->sig->result->kind == TY_BOOL) add_zext(m, NULL, call, LLVMAttributeReturnIndex);
 }
 
-/* f(x) where f is a value of a function type: positional arguments only. */
 static LLVMValueRef call_value(cg_module *m, const ast_node *e, const ast_node *callee) {
-    const sema_type *ft = callee->type;
-    LLVMTypeRef fty = cg_fn_type(m, ft, e->span);
-    if (!fty) return NULL;
-    LLVMValueRef fv = cg_operand(m, callee, m->t_ptr);
-    if (!fv) return NULL;
-    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    for (uint32_t i = 0; i < e->list.len && i < ft->nitems && i <= SEMA_MAX_PARAMS; i++) {
-        const ast_node *arg = e->list.items[i];
-        if (!(args[i] = cg_value(m, arg->a, ft->items[i]))) return NULL;
-    }
-    LLVMValueRef fp = LLVMBuildBitCast(m->b, fv, LLVMPointerType(fty, 0), "");
-    return call_result(m, LLVMBuildCall2(m->b, fty, fp, args, ft->nitems, ""), ft->elem);
+    return cg_call_value(m, e, callee);
 }
 
 static LLVMValueRef call(cg_module *m, const ast_node *e) {
@@ -661,9 +641,9 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
         return cg_from_word(m, LLVMBuildLoad2(m->b, m->t_i64, slot, e->name ? e->name : ""), s->type);
     }
     if (s && s->kind == SYM_FN && s->sig && !s->is_rpc) {
-        /* a named function as a value: a pointer to it */
-        LLVMValueRef f = cg_fn_of(m, s, e->span);
-        if (f) return LLVMBuildBitCast(m->b, f, m->t_ptr, "");
+        /* a named function as a value: the constant closure of its trampoline */
+        LLVMValueRef v = cg_fn_value(m, s, e->span);
+        if (v) return v;
     }
     if (s && s->kind == SYM_CONST && s->cval) {
         if (s->cval->kind == CV_NONE) return LLVMConstNull(m->t_ptr);
@@ -731,6 +711,7 @@ static LLVMValueRef expr(cg_module *m, const ast_node *e) {
     case AST_MAP_LIT: return cg_map_lit(m, e);
     case AST_STRUCT_LIT: return cg_struct_lit(m, e);
     case AST_SPAWN: return cg_spawn(m, e);
+    case AST_FN_LIT: return cg_fn_lit(m, e);
     case AST_NONE: return LLVMConstNull(m->t_ptr);
     case AST_IS: return is_test(m, e);
     case AST_MATCH: return cg_match(m, e, true);

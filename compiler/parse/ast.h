@@ -70,6 +70,7 @@ typedef enum ast_kind {
     AST_MAP_ENTRY,   /* a: key; b: value */
     AST_STRUCT_LIT,  /* a: type (AST_TYPE_NAME); list: AST_ARG (name = field) */
     AST_SPAWN,       /* a: the call, or b: a block */
+    AST_FN_LIT,      /* fn(x: Int) -> Int { ... }: list: AST_PARAM; a: result type or NULL; b: body AST_BLOCK */
     AST_PAREN,       /* a: inner expression (kept for exact source text of asserts) */
 
     /* ---- types ---- */

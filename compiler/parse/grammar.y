@@ -573,6 +573,14 @@ primary(R) ::= LBRACE(L) entries(E) RBRACE(Z). {
     R = n;
 }
 primary(R) ::= interp_head(H) STR_END(T). { R = p_interp_part(ctx, H, &T, NULL); }
+/* fn(x: Int) -> Int { return x + k }: a function literal */
+primary(R) ::= FN(F) LPAREN params(P) RPAREN ret(T) block(B). {
+    ast_node *n = p_node(ctx, AST_FN_LIT, join(F.span, B->span));
+    n->list = P;
+    n->a = T;
+    n->b = B;
+    R = n;
+}
 
 /* "a{x}b{y}c": parts "a" x "b" y "c" (empty texts kept: strings and
  * expressions alternate). Left-recursive so many parts need no stack. */

@@ -449,7 +449,7 @@ static bool is_expr_start(int c) {
     switch (c) {
     case TK_IDENT: case TK_INT: case TK_DURATION: case TK_STRING: case TK_STR_BEGIN: case TK_TRUE:
     case TK_FALSE: case TK_NONE: case TK_LPAREN: case TK_LBRACKET: case TK_LBRACE: case TK_MINUS:
-    case TK_NOT: case TK_SPAWN:
+    case TK_NOT: case TK_SPAWN: case TK_FN:
         return true;
     default:
         return false;

@@ -1262,6 +1262,59 @@ static sema_type *check_spawn(sema_ctx *c, ast_node *e) {
     return ty_task(c, t->kind == TY_NEVER ? c->t_none : t);
 }
 
+/* fn(x: Int) -> Int { ... }: a function value whose body sees the
+ * enclosing locals (a `var` is shared, as a spawn block shares it). Its
+ * parameters need types and take no defaults (a function value is called
+ * with positional arguments); without `-> T` it returns None. */
+static sema_type *check_fn_lit(sema_ctx *c, ast_node *e) {
+    uint32_t np = e->list.len;
+    if (np > SEMA_MAX_PARAMS) {
+        diag_report(c->d, DIAG_ERROR, e->span, "a function has at most %d parameters", SEMA_MAX_PARAMS);
+        return c->t_error;
+    }
+    sema_type *ptypes[SEMA_MAX_PARAMS];
+    bool bad = false;
+    for (uint32_t i = 0; i < np; i++) {
+        ast_node *p = e->list.items[i];
+        for (uint32_t k = 0; k < i; k++)
+            if (p->name && ((ast_node *)e->list.items[k])->name == p->name)
+                diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' is declared twice", p->name);
+        if (!p->a) {
+            diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' needs a type (%s: Type)", p->name, p->name);
+            ptypes[i] = c->t_error;
+        } else {
+            ptypes[i] = sema_resolve_type(c, p->a);
+        }
+        if (p->b) {
+            diag_report(c->d, DIAG_ERROR, p->b->span,
+                        "a function literal's parameters take no defaults: a function value is called with positional "
+                        "arguments");
+            sema_check_expr(c, p->b, ptypes[i]);
+        }
+        p->type = ptypes[i];
+        bad = bad || ty_is_error(ptypes[i]);
+    }
+    c->never_ok = e->a;
+    sema_type *result = e->a ? sema_resolve_type(c, e->a) : c->t_none;
+    sema_scope *saved = c->scope;
+    c->scope = scope_new(c, c->scope);
+    for (uint32_t i = 0; i < np; i++) {
+        ast_node *p = e->list.items[i];
+        if (!p->name || p->name == c->n_underscore)
+            continue;
+        sema_sym *ps = sym_new(c, SYM_PARAM, p->name, p, name_at(p));
+        ps->type = ptypes[i];
+        p->sym = ps;
+        if (!scope_find_local(c->scope, p->name))
+            scope_add(c, c->scope, ps);
+    }
+    sema_check_body(c, e->b, result, c->fn ? c->fn->service : NULL);
+    c->scope = saved;
+    if (bad || ty_is_error(result))
+        return c->t_error;
+    return ty_fn(c, ptypes, np, result);
+}
+
 sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected) {
     if (!e) {
         DIAG_INTERNAL(c->d, "missing expression");
@@ -1350,6 +1403,9 @@ sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected) {
         break;
     case AST_SPAWN:
         t = check_spawn(c, e);
+        break;
+    case AST_FN_LIT:
+        t = check_fn_lit(c, e);
         break;
     case AST_PAREN: {
         t = sema_check_expr(c, e->a, expected);
