@@ -101,6 +101,13 @@ bool sema_name_is_blank(const char *name);
 
 /* ---- items.c ---- */
 bool sema_resolve_sym(sema_ctx *c, sema_sym *s);
+/* Checks package p (its four steps) and everything it imports. */
+void sema_check_pkg(sema_ctx *c, sema_pkg *p);
+
+/* ---- imports.c ---- */
+/* Binds the names of `use` u in the file scope fs, loading the package. */
+void sema_bind_use(sema_ctx *c, ast_node *u, sema_scope *fs);
+void sema_warn_unused_imports(sema_ctx *c, const sema_pkg *p);
 /* For "unknown name 'x'": " (std.test has it: `use std.test { x }`)" when
  * a standard package has an item x (or is named x), else "". */
 const char *sema_import_hint(sema_ctx *c, const char *name);
@@ -116,14 +123,25 @@ sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed);
 
 /* ---- check_expr.c ---- */
 sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected);
+/* A name's value: its type (and e->sym), or an error for what is not a value. */
+sema_type *sema_value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s);
+/* ": narrow it with `match` or `is` first", for a union used as a member. */
+const char *sema_union_hint(sema_ctx *c, sema_type *t);
 bool sema_coerce(sema_ctx *c, ast_node *e, sema_type *to, const char *what);
 sema_type *sema_check_value(sema_ctx *c, ast_node *e, sema_type *to, const char *what);
-sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline, uint32_t first_arg);
 const sema_const *sema_const_of(const sema_ctx *c, const ast_node *e);
 void sema_set_const(sema_ctx *c, const ast_node *e, sema_const *v);
 base_span sema_end_span(base_span s);
 sema_type *sema_arith_result(sema_ctx *c, int op, sema_type *l, sema_type *r);
 const char *sema_op_text(int op);
+
+/* ---- check_call.c ---- */
+sema_type *sema_check_call(sema_ctx *c, ast_node *e);
+sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline, uint32_t first_arg);
+/* Checks the arguments of a call that already failed, for their own errors. */
+void sema_check_args_loose(sema_ctx *c, ast_node *call);
+/* The method `name` declared for struct type t, or NULL. */
+sema_sym *sema_user_method(const sema_type *t, const char *name);
 
 /* ---- builtins.c ---- */
 sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name);
