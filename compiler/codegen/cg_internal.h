@@ -71,7 +71,7 @@ struct cg_module {
  * expression, the locals); cg_debug_finish before the module is verified */
 void cg_debug_function(cg_module *m, const ast_node *fn);
 void cg_debug_loc(cg_module *m, base_span at);
-void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot);
+void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, bool second);
 void cg_debug_finish(cg_module *m, const ast_node *main_fn);
 void cg_debug_free(cg_module *m);
 

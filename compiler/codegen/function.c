@@ -31,7 +31,7 @@ static void add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, int
     m->locals[m->nlocals].slot = slot;
     m->locals[m->nlocals].second = second;
     m->nlocals++;
-    cg_debug_local(m, decl, slot);
+    cg_debug_local(m, decl, slot, second != 0);
 }
 
 void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) { add_local(m, decl, slot, 0); }
