@@ -259,7 +259,8 @@ LLVMValueRef cg_map_new(cg_module *m, const sema_type *t);
 LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e);
 LLVMValueRef cg_map_at(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, base_span at);
 void cg_map_set(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, LLVMValueRef val_word, base_span at);
-LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name, LLVMValueRef map,
+/* A built-in method of a map, by sema's id (SM_MAP_*). */
+LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, sema_method id, LLVMValueRef map,
                               const sema_type *mt);
 bool cg_for_map(cg_module *m, const ast_node *s);
 

@@ -244,14 +244,14 @@ static bool no_labels(cg_module *m, const ast_node *e) {
     return true;
 }
 
-static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, const char *name) {
+static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, sema_method id) {
     const sema_type *ct = recv_expr->type;
     if (!no_labels(m, e)) return NULL;
     LLVMValueRef c = cg_operand(m, recv_expr, m->t_ptr);
     if (!c) return NULL;
     LLVMValueRef line;
     LLVMValueRef file = loc(m, e->span, &line);
-    if (strcmp(name, "send") == 0 && e->list.len == 1) {
+    if (id == SM_CHAN_SEND && e->list.len == 1) {
         if (!cg_type(m, ct->elem, e->span, false)) return NULL;
         const ast_node *arg = e->list.items[0];
         LLVMValueRef v = cg_value(m, arg->a, ct->elem); /* boxed into a union element */
@@ -261,18 +261,18 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
         cg_call(m, cg_runtime_fn(m, "oxl_chan_send_word", m->t_void, ps, 4, false), args, 4);
         return LLVMConstNull(m->t_ptr); /* none */
     }
-    if (strcmp(name, "recv") == 0 && e->list.len == 0) {
+    if (id == SM_CHAN_RECV && e->list.len == 0) {
         LLVMValueRef slot = cg_entry_alloca(m, m->t_i64, "recv");
         LLVMValueRef ok = recv_word(m, c, slot, e->span);
         return cg_optional(m, ok, LLVMBuildLoad2(m->b, m->t_i64, slot, ""), ct->elem, e->type);
     }
-    if (strcmp(name, "close") == 0 && e->list.len == 0) {
+    if (id == SM_CHAN_CLOSE && e->list.len == 0) {
         LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
         LLVMValueRef args[3] = {c, file, line};
         cg_call(m, cg_runtime_fn(m, "oxl_chan_close_at", m->t_void, ps, 3, false), args, 3);
         return LLVMConstNull(m->t_ptr); /* none */
     }
-    if (strcmp(name, "len") == 0 && e->list.len == 0) {
+    if (id == SM_CHAN_LEN && e->list.len == 0) {
         LLVMTypeRef ps[1] = {m->t_ptr};
         return cg_call(m, cg_runtime_fn(m, "oxl_chan_count", m->t_i64, ps, 1, false), &c, 1);
     }
@@ -282,8 +282,8 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
 
 /* t.join() and t.cancel(). A Task[None] joins through oxl_go_join_none:
  * one cancelled by t.cancel() has no result to miss. */
-static LLVMValueRef task_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, const char *name) {
-    bool join = strcmp(name, "join") == 0, cancel = strcmp(name, "cancel") == 0;
+static LLVMValueRef task_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, sema_method id) {
+    bool join = id == SM_TASK_JOIN, cancel = id == SM_TASK_CANCEL;
     if ((!join && !cancel) || e->list.len != 0) {
         cg_unsupported(m, e->span, "this task method");
         return NULL;
@@ -334,13 +334,12 @@ bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out) {
     }
     /* methods of Chan[T] and Task[T] */
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && callee->a->type) {
-        const char *name = callee->name ? callee->name : "";
         if (callee->a->type->kind == TY_CHAN) {
-            *out = chan_method(m, e, callee->a, name);
+            *out = chan_method(m, e, callee->a, (sema_method)callee->ival);
             return true;
         }
         if (callee->a->type->kind == TY_TASK) {
-            *out = task_method(m, e, callee->a, name);
+            *out = task_method(m, e, callee->a, (sema_method)callee->ival);
             return true;
         }
     }

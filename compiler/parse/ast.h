@@ -57,7 +57,8 @@ typedef enum ast_kind {
     AST_BOOL,        /* ival: 0 or 1 */
     AST_NONE,
     AST_IDENT,       /* name */
-    AST_FIELD_ACCESS,/* a: object; name: field or method */
+    AST_FIELD_ACCESS,/* a: object; name: field or method; ival: set by sema for a built-in method
+                        call's callee, its sema_method id (SM_*) */
     AST_CALL,        /* a: callee; list: AST_ARG */
     AST_ARG,         /* name: label or NULL; a: value */
     AST_INDEX,       /* a: object; list: indices (several for Map[K, V]) */

@@ -439,7 +439,8 @@ static sema_type *check_method_call(sema_ctx *c, ast_node *e, sema_type *t) {
             return c->t_error;
         }
     }
-    sema_sig *sig = sema_builtin_method(c, t, callee->name);
+    sema_method id = SM_NONE;
+    sema_sig *sig = sema_builtin_method(c, t, callee->name, &id);
     if (!sig) {
         const char *list = t->kind == TY_STRUCT ? user_methods_of(c, t) : sema_builtin_methods_of(t);
         if (t->kind == TY_UNION)
@@ -453,12 +454,13 @@ static sema_type *check_method_call(sema_ctx *c, ast_node *e, sema_type *t) {
         sema_check_args_loose(c, e);
         return c->t_error;
     }
-    if (t->kind == TY_LIST && strcmp(callee->name, "contains") == 0 && !ty_equatable(t->elem)) {
+    if (id == SM_LIST_CONTAINS && !ty_equatable(t->elem)) {
         diag_report(c->d, DIAG_ERROR, name_at(callee), "contains needs elements that == compares, not %s",
                     ty_str(c, t->elem));
         sema_check_args_loose(c, e);
         return c->t_bool;
     }
+    callee->ival = id; /* codegen switches on it */
     return sema_check_call_args(c, e, sig, false, 0);
 }
 

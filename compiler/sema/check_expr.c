@@ -191,7 +191,7 @@ static sema_type *check_field_access(sema_ctx *c, ast_node *e) {
         if (f)
             return f->type;
     }
-    if (sema_builtin_method(c, t, e->name) || sema_user_method(t, e->name)) {
+    if (sema_builtin_method(c, t, e->name, NULL) || sema_user_method(t, e->name)) {
         diag_report(c->d, DIAG_ERROR, name_at(e), "method '%s' of %s must be called", e->name, ty_str(c, t));
         return c->t_error;
     }

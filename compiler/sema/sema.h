@@ -111,6 +111,26 @@ typedef struct sema_sig {
     sema_type *result;
 } sema_sig;
 
+/* ---- built-in methods (docs/language.md §10) ----
+ * One id per method of a built-in type (builtins.c's table has the same
+ * list); sema records a call's in its callee, AST_FIELD_ACCESS.ival, so
+ * codegen switches on the id. */
+#define SEMA_BUILTIN_METHODS(X)                                                                                    \
+    X(STR_LEN) X(STR_CONTAINS) X(STR_STARTS_WITH) X(STR_ENDS_WITH) X(STR_SPLIT) X(STR_TRIM) X(STR_TO_UPPER)     \
+    X(STR_TO_LOWER) X(STR_BYTES)                                                                               \
+    X(BYTES_LEN)                                                                                               \
+    X(LIST_LEN) X(LIST_PUSH) X(LIST_POP) X(LIST_GET) X(LIST_CONTAINS) X(LIST_INSERT) X(LIST_REMOVE)            \
+    X(LIST_SLICE)                                                                                              \
+    X(MAP_LEN) X(MAP_GET) X(MAP_HAS) X(MAP_SET) X(MAP_REMOVE) X(MAP_KEYS) X(MAP_VALUES)                        \
+    X(CHAN_SEND) X(CHAN_RECV) X(CHAN_CLOSE) X(CHAN_LEN)                                                        \
+    X(TASK_JOIN) X(TASK_CANCEL)
+typedef enum sema_method {
+    SM_NONE = 0,
+#define SEMA_METHOD_ENUM(name) SM_##name,
+    SEMA_BUILTIN_METHODS(SEMA_METHOD_ENUM)
+#undef SEMA_METHOD_ENUM
+} sema_method;
+
 /* ---- symbols ---- */
 typedef enum sema_symkind {
     SYM_LOCAL,    /* let, var, loop variable, match/select binding */

@@ -144,7 +144,8 @@ void sema_check_args_loose(sema_ctx *c, ast_node *call);
 sema_sym *sema_user_method(const sema_type *t, const char *name);
 
 /* ---- builtins.c ---- */
-sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name);
+/* The signature of recv's built-in method `name`, and its id, or NULL. */
+sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name, sema_method *id);
 const char *sema_builtin_methods_of(const sema_type *recv);
 
 /* ---- check_stmt.c ---- */
