@@ -74,7 +74,7 @@ struct cg_module {
  * expression, the locals); cg_debug_finish before the module is verified */
 void cg_debug_function(cg_module *m, const ast_node *fn);
 void cg_debug_loc(cg_module *m, base_span at);
-void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot);
+void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, bool second);
 void cg_debug_finish(cg_module *m, const ast_node *main_fn);
 void cg_debug_free(cg_module *m);
 
@@ -120,6 +120,8 @@ LLVMValueRef cg_zero(cg_module *m, const sema_type *t, base_span at);
 /* A loop body with break going to brk and continue to cont. */
 bool cg_loop_body(cg_module *m, const ast_node *body, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont);
 bool cg_block(cg_module *m, const ast_node *block);
+/* A match or select arm's body: a block, an expression or a statement. */
+bool cg_arm_body(cg_module *m, const ast_node *body);
 bool cg_stmt(cg_module *m, const ast_node *s);
 
 /* expr.c */
@@ -134,9 +136,15 @@ bool cg_call_args(cg_module *m, const ast_node *call, const sema_sig *sig, LLVMV
  * absent) are left to the caller. */
 bool cg_call_args_remote(cg_module *m, const ast_node *call, const sema_sig *sig, LLVMValueRef *vals,
                          const ast_node **deadline, const ast_node **to);
+/* A method of a struct type (fn T.m(self, ...)). */
+bool cg_is_method(const sema_sym *s);
+/* The arguments of a call of the named function s, in parameter order: for
+ * a method, the receiver (x in x.m(...)) first. */
+bool cg_fn_args(cg_module *m, const ast_node *call, const sema_sym *s, LLVMValueRef *vals);
 /* The LLVM function of a named OxL function (the declaration of an extern). */
 LLVMValueRef cg_fn_of(cg_module *m, const sema_sym *s, base_span at);
-LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);
+/* The C ABI attributes of a call of the extern fn s (Bool is zeroext). */
+void cg_extern_call_attrs(cg_module *m, const sema_sym *s, LLVMValueRef call);
 /* Checked i64 + - * / % (overflow and division panics at `at`). */
 LLVMValueRef cg_arith(cg_module *m, int op, LLVMValueRef a, LLVMValueRef b, base_span at);
 LLVMValueRef cg_to_string(cg_module *m, const ast_node *e);
@@ -162,11 +170,51 @@ bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out); /* handle
 LLVMValueRef cg_spawn(cg_module *m, const ast_node *e);
 bool cg_select(cg_module *m, const ast_node *s);
 bool cg_for_chan(cg_module *m, const ast_node *s);
-/* Before a body is generated: finds the vars its spawn blocks capture. */
+
+/* closure.c: bodies of their own with an environment of words (spawn
+ * blocks, function literals) and the values of function types */
+/* Before a body is generated: finds the vars its spawn blocks and function
+ * literals capture (they live in cells). */
 void cg_task_prepare(cg_module *m, const ast_node *body);
+bool cg_boxed(const cg_module *m, const ast_node *decl);
 /* Storage of a local at its declaration: an entry alloca, or for a var a
- * spawn block captures, a fresh collected cell (a T*, like the alloca). */
+ * body of its own captures, a fresh collected cell (a T*, like the alloca). */
 LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t, const char *name);
+/* oxl_alloc(size) (noalias: fresh memory). */
+LLVMValueRef cg_alloc(cg_module *m, LLVMValueRef size);
+/* Any LLVM value codegen uses for OxL values, as a word and back. */
+LLVMValueRef cg_llvm_to_word(cg_module *m, LLVMValueRef v);
+LLVMValueRef cg_llvm_from_word(cg_module *m, LLVMValueRef w, LLVMTypeRef t);
+/* The locals a body names that the function being generated has: their
+ * declarations and storage (a cell's address for a captured var). */
+typedef struct cg_capture {
+    const ast_node *decl;
+    LLVMValueRef slot;
+    bool second; /* the second variable of `for i, x in ...` (same decl) */
+} cg_capture;
+typedef struct cg_captures {
+    cg_capture *items;
+    uint32_t n, cap;
+} cg_captures;
+void cg_captures_find(cg_module *m, const ast_node *body, cg_captures *out);
+void cg_captures_free(cg_captures *c);
+/* Stores the captures as words first.. of an environment; and, in the body's
+ * function, loads them from there as its locals. */
+void cg_captures_store(cg_module *m, const cg_captures *caps, LLVMValueRef words, uint32_t first);
+void cg_captures_load(cg_module *m, const cg_captures *caps, LLVMValueRef words, uint32_t first);
+/* A collected array of n words (n may be 0: a NULL environment); *words
+ * is it as an i64*. */
+LLVMValueRef cg_new_env(cg_module *m, uint32_t n, LLVMValueRef *words);
+LLVMValueRef cg_env_slot(cg_module *m, LLVMValueRef words, uint32_t i);
+/* The end of a body that can fall off (ret void, none, or unreachable). */
+void cg_finish_body(cg_module *m);
+/* The code type of a function value: R code(i8 *self, P...). */
+LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);
+/* fn(...) { ... }: a closure object; a named function as a value: the
+ * constant closure of its trampoline; f(args) for a function value f. */
+LLVMValueRef cg_fn_lit(cg_module *m, const ast_node *e);
+LLVMValueRef cg_fn_value(cg_module *m, const sema_sym *s, base_span at);
+LLVMValueRef cg_call_value(cg_module *m, const ast_node *call, const ast_node *callee);
 /* The function being generated, kept while another is made (a spawn
  * block's body, a service's entries) and given back after. */
 typedef struct cg_fn_state {
@@ -220,7 +268,8 @@ LLVMValueRef cg_map_new(cg_module *m, const sema_type *t);
 LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e);
 LLVMValueRef cg_map_at(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, base_span at);
 void cg_map_set(cg_module *m, LLVMValueRef map, LLVMValueRef key_word, LLVMValueRef val_word, base_span at);
-LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name, LLVMValueRef map,
+/* A built-in method of a map, by sema's id (SM_MAP_*). */
+LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, sema_method id, LLVMValueRef map,
                               const sema_type *mt);
 bool cg_for_map(cg_module *m, const ast_node *s);
 

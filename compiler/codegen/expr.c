@@ -3,6 +3,7 @@
  * strings and interpolation (through the runtime's string builder). */
 #include "codegen/cg_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,10 +149,48 @@ static LLVMValueRef equality(cg_module *m, const ast_node *e) {
 }
 
 static bool needs_equality(const ast_node *x) {
-    return is_kind(x, TY_UNION) || is_kind(x, TY_NONE) || is_kind(x, TY_BYTES);
+    return is_kind(x, TY_UNION) || is_kind(x, TY_NONE) || is_kind(x, TY_BYTES) || is_kind(x, TY_LIST) ||
+           is_kind(x, TY_MAP) || is_kind(x, TY_STRUCT);
+}
+
+/* a ?? b: none is the NULL box, so a's value is tested against NULL; b is
+ * evaluated only when a is none. */
+static LLVMValueRef coalesce(cg_module *m, const ast_node *e) {
+    const sema_type *rt = e->type;
+    LLVMTypeRef t = cg_type(m, rt, e->span, false);
+    if (!t) return NULL;
+    LLVMValueRef l = cg_operand(m, e->a, m->t_ptr);
+    if (!l) return NULL;
+    LLVMBasicBlockRef some = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.some");
+    LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.none");
+    LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.end");
+    LLVMBuildCondBr(m->b, LLVMBuildIsNull(m->b, l, ""), none, some);
+    LLVMPositionBuilderAtEnd(m->b, some);
+    base_span save = m->at;
+    m->at = e->a->span;
+    LLVMValueRef lv = cg_coerce(m, l, e->a->type, rt); /* unboxes, or keeps the box of a wider union */
+    m->at = save;
+    LLVMBasicBlockRef some_end = LLVMGetInsertBlock(m->b);
+    LLVMBuildBr(m->b, end);
+    LLVMPositionBuilderAtEnd(m->b, none);
+    LLVMValueRef rv = cg_value(m, e->b, rt);
+    if (!rv) return NULL;
+    LLVMBasicBlockRef none_end = LLVMGetInsertBlock(m->b); /* a dead block after `?? panic(...)` */
+    unsigned n = 1;
+    if (!cg_terminated(m)) {
+        LLVMBuildBr(m->b, end);
+        n = 2;
+    }
+    LLVMPositionBuilderAtEnd(m->b, end);
+    LLVMValueRef phi = LLVMBuildPhi(m->b, t, "qq");
+    LLVMValueRef vals[2] = {lv, rv};
+    LLVMBasicBlockRef bbs[2] = {some_end, none_end};
+    LLVMAddIncoming(phi, vals, bbs, n);
+    return phi;
 }
 
 static LLVMValueRef binary(cg_module *m, const ast_node *e) {
+    if (e->op == AST_OP_COALESCE) return coalesce(m, e);
     if (e->op == AST_OP_AND || e->op == AST_OP_OR) return logic(m, e);
     const ast_node *a = e->a;
     if ((e->op == AST_OP_EQ || e->op == AST_OP_NE) && (needs_equality(a) || needs_equality(e->b)))
@@ -420,8 +459,10 @@ static LLVMValueRef extern_fn(cg_module *m, const sema_sym *s, base_span at) {
     return f;
 }
 
-/* The value of a call whose LLVM result may be void: none. */
-static LLVMValueRef call_result(cg_module *m, LLVMValueRef r) {
+/* The value of a call whose LLVM result may be void: none. A call of a
+ * function declared `-> Never` ends its block. */
+static LLVMValueRef call_result(cg_module *m, LLVMValueRef r, const sema_type *result) {
+    if (result && result->kind == TY_NEVER) LLVMBuildUnreachable(m->b);
     if (LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind) return LLVMConstNull(m->t_ptr);
     return r;
 }
@@ -463,6 +504,22 @@ static bool stores_site(const cg_module *m, const sema_sym *callee) {
     return callee->is_extern || in_std(callee->pkg);
 }
 
+bool cg_is_method(const sema_sym *s) {
+    return s && s->kind == SYM_FN && s->owner && s->owner->kind == SYM_TYPE && s->decl &&
+           (s->decl->flags & AST_F_METHOD);
+}
+
+bool cg_fn_args(cg_module *m, const ast_node *e, const sema_sym *s, LLVMValueRef *vals) {
+    if (!cg_is_method(s)) return cg_call_args(m, e, s->sig, vals);
+    /* x.m(args): x is `self`, evaluated first */
+    const ast_node *recv = e->a->a;
+    if (!(vals[0] = cg_value(m, recv, s->sig->params[0].type))) return false;
+    sema_sig rest = *s->sig;
+    rest.params++;
+    rest.nparams--;
+    return cg_call_args(m, e, &rest, vals + 1);
+}
+
 static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) {
     LLVMValueRef f = cg_fn_of(m, s, e->span);
     if (!f) {
@@ -470,41 +527,21 @@ static LLVMValueRef call_fn(cg_module *m, const ast_node *e, const sema_sym *s) 
         return NULL;
     }
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    if (!cg_call_args(m, e, s->sig, args)) return NULL;
+    if (!cg_fn_args(m, e, s, args)) return NULL;
     if (stores_site(m, s)) set_extern_site(m, e->span);
     LLVMValueRef r = cg_call(m, f, args, s->sig->nparams);
-    if (s->is_extern) {
-        for (uint32_t i = 0; i < s->sig->nparams; i++)
-            if (s->sig->params[i].type->kind == TY_BOOL) add_zext(m, NULL, r, i + 1);
-        if (s->sig->result && s->sig->result->kind == TY_BOOL) add_zext(m, NULL, r, LLVMAttributeReturnIndex);
-    }
-    return call_result(m, r);
+    if (s->is_extern) cg_extern_call_attrs(m, s, r);
+    return call_result(m, r, s->sig->result);
 }
 
-/* The LLVM function type of an OxL function type. */
-LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at) {
-    LLVMTypeRef res = cg_type(m, ft->elem, at, true);
-    if (!res) return NULL;
-    LLVMTypeRef ps[SEMA_MAX_PARAMS + 1];
-    for (uint32_t i = 0; i < ft->nitems && i <= SEMA_MAX_PARAMS; i++)
-        if (!(ps[i] = cg_type(m, ft->items[i], at, false))) return NULL;
-    return LLVMFunctionType(res, ps, ft->nitems, 0);
+void cg_extern_call_attrs(cg_module *m, const sema_sym *s, LLVMValueRef call) {
+    for (uint32_t i = 0; i < s->sig->nparams; i++)
+        if (s->sig->params[i].type->kind == TY_BOOL) add_zext(m, NULL, call, i + 1);
+    if (s->sig->result && s->sig->result->kind == TY_BOOL) add_zext(m, NULL, call, LLVMAttributeReturnIndex);
 }
 
-/* f(x) where f is a value of a function type: positional arguments only. */
 static LLVMValueRef call_value(cg_module *m, const ast_node *e, const ast_node *callee) {
-    const sema_type *ft = callee->type;
-    LLVMTypeRef fty = cg_fn_type(m, ft, e->span);
-    if (!fty) return NULL;
-    LLVMValueRef fv = cg_operand(m, callee, m->t_ptr);
-    if (!fv) return NULL;
-    LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    for (uint32_t i = 0; i < e->list.len && i < ft->nitems && i <= SEMA_MAX_PARAMS; i++) {
-        const ast_node *arg = e->list.items[i];
-        if (!(args[i] = cg_value(m, arg->a, ft->items[i]))) return NULL;
-    }
-    LLVMValueRef fp = LLVMBuildBitCast(m->b, fv, LLVMPointerType(fty, 0), "");
-    return call_result(m, LLVMBuildCall2(m->b, fty, fp, args, ft->nitems, ""));
+    return cg_call_value(m, e, callee);
 }
 
 static LLVMValueRef call(cg_module *m, const ast_node *e) {
@@ -550,6 +587,40 @@ static LLVMValueRef call(cg_module *m, const ast_node *e) {
     return NULL;
 }
 
+/* A list or map constant: a function of its own builds the literal afresh
+ * at each use (changing one changes no other), with its locations in its
+ * own subprogram. */
+static LLVMValueRef const_literal(cg_module *m, const sema_sym *s) {
+    char *sym = cg_fn_symbol(m, s->decl, s->pkg); /* "oxl.<pkg>.<mods>.<name>" */
+    size_t n = strlen(sym) + 8;
+    char *name = malloc(n);
+    if (!name) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    snprintf(name, n, "oxl.const%s", sym + 3);
+    free(sym);
+    LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+    if (!f) {
+        cg_fn_state st;
+        cg_fn_save(m, &st);
+        f = LLVMAddFunction(m->mod, name, LLVMFunctionType(m->t_ptr, NULL, 0, 0));
+        LLVMSetLinkage(f, LLVMInternalLinkage);
+        m->fn = f;
+        m->fn_decl = NULL;
+        m->entry = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
+        LLVMPositionBuilderAtEnd(m->b, m->entry);
+        LLVMValueRef v = cg_value(m, s->decl->b, s->type);
+        if (v) LLVMBuildRet(m->b, v);
+        cg_fn_restore(m, &st);
+        if (!v) f = NULL;
+    }
+    free(name);
+    if (!f) return NULL;
+    cg_debug_loc(m, m->at); /* the call is at the use */
+    return cg_call(m, f, NULL, 0);
+}
+
 static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     const sema_sym *s = e->sym;
     if (s && (s->kind == SYM_LOCAL || s->kind == SYM_PARAM)) {
@@ -571,15 +642,16 @@ static LLVMValueRef ident(cg_module *m, const ast_node *e) {
     }
     if (s && s->kind == SYM_FN && s->sig) {
         /* a named function as a value (an rpc too: sema allows that only in its service, where it
-         * is a plain function): a pointer to it */
-        LLVMValueRef f = cg_fn_of(m, s, e->span);
-        if (f) return LLVMBuildBitCast(m->b, f, m->t_ptr, "");
+         * is a plain function): the constant closure of its trampoline */
+        LLVMValueRef v = cg_fn_value(m, s, e->span);
+        if (v) return v;
     }
     if (s && s->kind == SYM_CONST && s->cval) {
         if (s->cval->kind == CV_NONE) return LLVMConstNull(m->t_ptr);
         if (s->cval->kind == CV_INT) return cg_i64(m, s->cval->i);
         if (s->cval->kind == CV_BOOL) return LLVMConstInt(m->t_i1, s->cval->i != 0, 0);
         if (s->cval->kind == CV_STRING) return str_lit(m, s->cval->s ? s->cval->s : "", (int64_t)s->cval->slen);
+        if ((s->cval->kind == CV_LIST || s->cval->kind == CV_MAP) && s->decl && s->decl->b) return const_literal(m, s);
     }
     cg_unsupported(m, e->span, "this kind of name");
     return NULL;
@@ -641,6 +713,7 @@ static LLVMValueRef expr(cg_module *m, const ast_node *e) {
     case AST_MAP_LIT: return cg_map_lit(m, e);
     case AST_STRUCT_LIT: return cg_struct_lit(m, e);
     case AST_SPAWN: return cg_spawn(m, e);
+    case AST_FN_LIT: return cg_fn_lit(m, e);
     case AST_NONE: return LLVMConstNull(m->t_ptr);
     case AST_IS: return is_test(m, e);
     case AST_MATCH: return cg_match(m, e, true);

@@ -65,7 +65,7 @@ static void add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, int
     m->locals[m->nlocals].second = second;
     index_local(m, m->nlocals);
     m->nlocals++;
-    cg_debug_local(m, decl, slot);
+    cg_debug_local(m, decl, slot, second != 0);
 }
 
 void cg_add_local(cg_module *m, const ast_node *decl, LLVMValueRef slot) { add_local(m, decl, slot, 0); }
@@ -159,7 +159,8 @@ bool cg_function(cg_module *m, const ast_node *fn) {
     if (!cg_block(m, fn->b)) return false;
     if (!cg_terminated(m)) {
         LLVMTypeRef rt = LLVMGetReturnType(LLVMGetElementType(LLVMTypeOf(m->fn)));
-        if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) LLVMBuildRetVoid(m->b);
+        if (sig->result && sig->result->kind == TY_NEVER) LLVMBuildUnreachable(m->b); /* sema: it cannot end */
+        else if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) LLVMBuildRetVoid(m->b);
         else LLVMBuildUnreachable(m->b); /* sema: "missing return" otherwise */
     }
     return true;

@@ -110,34 +110,35 @@ LLVMValueRef cg_map_lit(cg_module *m, const ast_node *e) {
     return map;
 }
 
-LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, const char *name, LLVMValueRef map,
+LLVMValueRef cg_map_method_on(cg_module *m, const ast_node *e, sema_method id, LLVMValueRef map,
                               const sema_type *mt) {
     LLVMValueRef v[2];
     static const char *const kn[] = {"k", "v"};
     const sema_type *kt[] = {mt->key, mt->elem};
     LLVMTypeRef ps[3] = {m->t_ptr, m->t_i64, LLVMPointerType(m->t_i64, 0)};
-    if (strcmp(name, "len") == 0) return cg_rt(m, "oxl_map_len", m->t_i64, ps, &map, 1);
-    if (strcmp(name, "keys") == 0) return cg_rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
-    if (strcmp(name, "values") == 0) return cg_rt(m, "oxl_map_values", m->t_ptr, ps, &map, 1);
-    if (strcmp(name, "set") == 0) {
+    switch (id) {
+    case SM_MAP_LEN: return cg_rt(m, "oxl_map_len", m->t_i64, ps, &map, 1);
+    case SM_MAP_KEYS: return cg_rt(m, "oxl_map_keys", m->t_ptr, ps, &map, 1);
+    case SM_MAP_VALUES: return cg_rt(m, "oxl_map_values", m->t_ptr, ps, &map, 1);
+    case SM_MAP_SET:
         if (!cg_method_args(m, e, kn, kt, 2, v)) return NULL;
         cg_map_set(m, map, cg_to_word(m, v[0], mt->key), cg_to_word(m, v[1], mt->elem), e->span);
         return LLVMConstNull(m->t_ptr);
-    }
-    if (!cg_method_args(m, e, kn, kt, 1, v)) return NULL;
-    LLVMValueRef k = cg_to_word(m, v[0], mt->key);
-    if (strcmp(name, "has") == 0) {
-        LLVMValueRef args[2] = {map, k};
+    case SM_MAP_HAS: {
+        if (!cg_method_args(m, e, kn, kt, 1, v)) return NULL;
+        LLVMValueRef args[2] = {map, cg_to_word(m, v[0], mt->key)};
         return cg_rt_bool(m, "oxl_map_has", ps, args, 2);
     }
-    if (strcmp(name, "get") == 0 || strcmp(name, "remove") == 0) {
+    case SM_MAP_GET:
+    case SM_MAP_REMOVE: {
+        if (!cg_method_args(m, e, kn, kt, 1, v)) return NULL;
         LLVMValueRef out = cg_entry_alloca(m, m->t_i64, "out");
-        LLVMValueRef args[3] = {map, k, out};
-        LLVMValueRef found = cg_rt_bool(m, name[0] == 'g' ? "oxl_map_get" : "oxl_map_remove", ps, args, 3);
+        LLVMValueRef args[3] = {map, cg_to_word(m, v[0], mt->key), out};
+        LLVMValueRef found = cg_rt_bool(m, id == SM_MAP_GET ? "oxl_map_get" : "oxl_map_remove", ps, args, 3);
         return cg_optional(m, found, LLVMBuildLoad2(m->b, m->t_i64, out, ""), mt->elem, e->type);
     }
-    cg_unsupported(m, e->span, "this map method");
-    return NULL;
+    default: cg_unsupported(m, e->span, "this map method"); return NULL;
+    }
 }
 
 /* for k in m / for k, v in m: over a snapshot of the keys taken at the

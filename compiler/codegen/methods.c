@@ -97,27 +97,28 @@ static LLVMValueRef contains_loop(cg_module *m, LLVMValueRef list, LLVMValueRef 
     return LLVMBuildLoad2(m->b, m->t_i1, res, "");
 }
 
-static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *name, LLVMValueRef l,
+static LLVMValueRef list_method(cg_module *m, const ast_node *e, sema_method id, LLVMValueRef l,
                                 const sema_type *lt, const sema_type *int_t) {
     const sema_type *et = lt->elem;
     LLVMValueRef file = cg_file_ptr(m, e->span), line = cg_line(m, e->span);
     LLVMValueRef v[2];
-    if (strcmp(name, "len") == 0) return cg_list_len(m, l);
-    if (strcmp(name, "push") == 0) {
+    switch (id) {
+    case SM_LIST_LEN: return cg_list_len(m, l);
+    case SM_LIST_PUSH: {
         static const char *const n[] = {"x"};
         const sema_type *ty[] = {et};
         if (!cg_method_args(m, e, n, ty, 1, v)) return NULL;
         cg_list_push(m, l, cg_to_word(m, v[0], et), e->span);
         return LLVMConstNull(m->t_ptr);
     }
-    if (strcmp(name, "pop") == 0) return try_get(m, "oxl_list_try_pop", l, NULL, et, e->type);
-    if (strcmp(name, "get") == 0) {
+    case SM_LIST_POP: return try_get(m, "oxl_list_try_pop", l, NULL, et, e->type);
+    case SM_LIST_GET: {
         static const char *const n[] = {"i"};
         const sema_type *ty[] = {int_t};
         if (!cg_method_args(m, e, n, ty, 1, v)) return NULL;
         return try_get(m, "oxl_list_get", l, v[0], et, e->type);
     }
-    if (strcmp(name, "contains") == 0) {
+    case SM_LIST_CONTAINS: {
         static const char *const n[] = {"x"};
         const sema_type *ty[] = {et};
         if (!cg_method_args(m, e, n, ty, 1, v)) return NULL;
@@ -128,10 +129,11 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
             args[1] = v[0];
             return cg_rt_bool(m, "oxl_list_contains_str", ps, args, 2);
         }
-        if (et->kind == TY_UNION) return contains_loop(m, l, v[0], et, e->span);
+        if (et->kind == TY_UNION || et->kind == TY_LIST || et->kind == TY_MAP || et->kind == TY_STRUCT)
+            return contains_loop(m, l, v[0], et, e->span); /* by == */
         return cg_rt_bool(m, "oxl_list_contains", ps, args, 2);
     }
-    if (strcmp(name, "insert") == 0) {
+    case SM_LIST_INSERT: {
         static const char *const n[] = {"i", "x"};
         const sema_type *ty[] = {int_t, et};
         if (!cg_method_args(m, e, n, ty, 2, v)) return NULL;
@@ -140,7 +142,7 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
         cg_rt(m, "oxl_list_insert", m->t_void, ps, args, 5);
         return LLVMConstNull(m->t_ptr);
     }
-    if (strcmp(name, "remove") == 0) {
+    case SM_LIST_REMOVE: {
         static const char *const n[] = {"i"};
         const sema_type *ty[] = {int_t};
         if (!cg_method_args(m, e, n, ty, 1, v)) return NULL;
@@ -148,7 +150,7 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
         LLVMValueRef args[4] = {l, v[0], file, line};
         return cg_from_word(m, cg_rt(m, "oxl_list_remove", m->t_i64, ps, args, 4), et);
     }
-    if (strcmp(name, "slice") == 0) {
+    case SM_LIST_SLICE: {
         static const char *const n[] = {"from", "to"};
         const sema_type *ty[] = {int_t, int_t};
         if (!cg_method_args(m, e, n, ty, 2, v)) return NULL;
@@ -156,25 +158,27 @@ static LLVMValueRef list_method(cg_module *m, const ast_node *e, const char *nam
         LLVMValueRef args[5] = {l, v[0], v[1], file, line};
         return cg_rt(m, "oxl_list_slice", m->t_ptr, ps, args, 5);
     }
-    cg_unsupported(m, e->span, "this list method");
-    return NULL;
+    default: cg_unsupported(m, e->span, "this list method"); return NULL;
+    }
 }
 
-static LLVMValueRef string_method(cg_module *m, const ast_node *e, const char *name, LLVMValueRef s,
+/* String and Bytes methods: runtime calls, one table line each. */
+static LLVMValueRef string_method(cg_module *m, const ast_node *e, sema_method id, LLVMValueRef s,
                                   const sema_type *st) {
     static const struct {
-        const char *name, *rt, *param;
+        sema_method id;
+        const char *rt, *param;
         char res; /* 'B' C bool, 'S' a String or list pointer */
     } methods[] = {
-        {"contains", "oxl_str_contains", "s", 'B'},       {"startsWith", "oxl_str_starts_with", "prefix", 'B'},
-        {"endsWith", "oxl_str_ends_with", "suffix", 'B'}, {"split", "oxl_str_split", "sep", 'S'},
-        {"trim", "oxl_str_trim", NULL, 'S'},              {"toUpper", "oxl_str_to_upper", NULL, 'S'},
-        {"toLower", "oxl_str_to_lower", NULL, 'S'},       {"bytes", "oxl_str_bytes", NULL, 'S'},
+        {SM_STR_CONTAINS, "oxl_str_contains", "s", 'B'},       {SM_STR_STARTS_WITH, "oxl_str_starts_with", "prefix", 'B'},
+        {SM_STR_ENDS_WITH, "oxl_str_ends_with", "suffix", 'B'}, {SM_STR_SPLIT, "oxl_str_split", "sep", 'S'},
+        {SM_STR_TRIM, "oxl_str_trim", NULL, 'S'},              {SM_STR_TO_UPPER, "oxl_str_to_upper", NULL, 'S'},
+        {SM_STR_TO_LOWER, "oxl_str_to_lower", NULL, 'S'},      {SM_STR_BYTES, "oxl_str_bytes", NULL, 'S'},
     };
-    if (strcmp(name, "len") == 0) /* struct oxl_str_obj starts with its int64_t len (also Bytes) */
+    if (id == SM_STR_LEN || id == SM_BYTES_LEN) /* struct oxl_str_obj starts with its int64_t len (also Bytes) */
         return LLVMBuildLoad2(m->b, m->t_i64, LLVMBuildBitCast(m->b, s, LLVMPointerType(m->t_i64, 0), ""), "");
     for (size_t k = 0; st->kind == TY_STRING && k < sizeof methods / sizeof methods[0]; k++) {
-        if (strcmp(methods[k].name, name) != 0) continue;
+        if (methods[k].id != id) continue;
         LLVMValueRef args[2] = {s, NULL};
         LLVMTypeRef ps[2] = {m->t_ptr, m->t_ptr};
         unsigned n = 1;
@@ -202,25 +206,24 @@ static const sema_type *int_type_of(const ast_node *e) {
 
 LLVMValueRef cg_method(cg_module *m, const ast_node *e) {
     const ast_node *callee = e->a;
-    const char *name = callee->name ? callee->name : "";
+    sema_method id = (sema_method)callee->ival; /* sema's */
     const sema_type *rt_ = callee->a->type;
     if (!cg_type(m, rt_, callee->a->span, false)) return NULL;
     LLVMValueRef recv = cg_operand(m, callee->a, m->t_ptr);
     if (!recv || LLVMIsUndef(recv)) return recv;
     switch (rt_->kind) {
     case TY_STRING:
-    case TY_BYTES: return string_method(m, e, name, recv, rt_);
+    case TY_BYTES: return string_method(m, e, id, recv, rt_);
     case TY_LIST: {
         const sema_type *int_t = int_type_of(e);
-        if (!int_t && (!strcmp(name, "get") || !strcmp(name, "insert") || !strcmp(name, "remove") ||
-                       !strcmp(name, "slice"))) {
+        if (!int_t && (id == SM_LIST_GET || id == SM_LIST_INSERT || id == SM_LIST_REMOVE || id == SM_LIST_SLICE)) {
             /* every index argument is an Int expression: its type is Int */
             cg_unsupported(m, e->span, "this list method call");
             return NULL;
         }
-        return list_method(m, e, name, recv, rt_, int_t);
+        return list_method(m, e, id, recv, rt_, int_t);
     }
-    case TY_MAP: return cg_map_method_on(m, e, name, recv, rt_);
+    case TY_MAP: return cg_map_method_on(m, e, id, recv, rt_);
     default: cg_unsupported(m, e->span, "this method"); return NULL;
     }
 }

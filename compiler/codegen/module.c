@@ -106,7 +106,8 @@ LLVMValueRef cg_line(cg_module *m, base_span at) {
     return LLVMConstInt(m->t_i32, diag_position(m->d, at).line, 0);
 }
 
-/* oxl.<package>.<mod>...<name>: unique per function of the program. */
+/* oxl.<package>.<mod>...<name>: unique per function of the program; a
+ * method's name has its type's before it (oxl.main.Account.deposit). */
 char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     (void)m;
     const sema_sym *s = fn->sym;
@@ -114,7 +115,8 @@ char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     const char *p = pkg && pkg->path ? pkg->path : "main";
     const char *mods[SEMA_MAX_NESTING];
     int nmods = 0;
-    size_t n = strlen("oxl.") + strlen(p) + 1 + strlen(fn->name) + 1;
+    const char *type = fn->flags & AST_F_METHOD && fn->name2 ? fn->name2 : NULL;
+    size_t n = strlen("oxl.") + strlen(p) + 1 + strlen(fn->name) + 1 + (type ? strlen(type) + 1 : 0);
     for (const sema_scope *sc = s ? s->scope : NULL; sc && nmods < SEMA_MAX_NESTING; sc = sc->parent)
         if (sc->owner && (sc->owner->kind == SYM_MODULE || sc->owner->kind == SYM_SERVICE) && sc->owner->name) {
             mods[nmods++] = sc->owner->name;
@@ -127,6 +129,7 @@ char *cg_fn_symbol(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     }
     size_t len = (size_t)snprintf(out, n, "oxl.%s.", p);
     while (nmods-- > 0) len += (size_t)snprintf(out + len, n - len, "%s.", mods[nmods]);
+    if (type) len += (size_t)snprintf(out + len, n - len, "%s.", type);
     snprintf(out + len, n - len, "%s", fn->name);
     return out;
 }
@@ -183,6 +186,10 @@ static bool declare_fn(cg_module *m, const ast_node *fn, const sema_pkg *pkg) {
     LLVMValueRef f = LLVMAddFunction(m->mod, name, LLVMFunctionType(res, params, sig->nparams, 0));
     free(name);
     LLVMSetLinkage(f, LLVMInternalLinkage);
+    if (sig->result && sig->result->kind == TY_NEVER) { /* `-> Never`: sema proved it never returns */
+        unsigned k = LLVMGetEnumAttributeKindForName("noreturn", 8);
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, k, 0));
+    }
     return true;
 }
 

@@ -11,6 +11,7 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/stmt.c
   ${CMAKE_CURRENT_LIST_DIR}/expr.c
   ${CMAKE_CURRENT_LIST_DIR}/task.c
+  ${CMAKE_CURRENT_LIST_DIR}/closure.c
   ${CMAKE_CURRENT_LIST_DIR}/test.c
   ${CMAKE_CURRENT_LIST_DIR}/union.c
   ${CMAKE_CURRENT_LIST_DIR}/fmt.c

@@ -10,6 +10,21 @@ bool cg_block(cg_module *m, const ast_node *block) {
     return true;
 }
 
+static bool is_expr_kind(int k) { return k >= AST_INT && k <= AST_PAREN; }
+
+/* The body of a match or select arm: a block, a bare expression (its
+ * value unused) or one statement (the parser keeps those in a block). */
+bool cg_arm_body(cg_module *m, const ast_node *b) {
+    if (!b) return true;
+    if (b->kind == AST_BLOCK) return cg_block(m, b);
+    if (is_expr_kind(b->kind)) {
+        if (!cg_expr(m, b)) return false;
+        if (cg_terminated(m)) cg_start_dead_block(m);
+        return true;
+    }
+    return cg_stmt(m, b);
+}
+
 static LLVMBasicBlockRef new_bb(cg_module *m, const char *name) {
     return LLVMAppendBasicBlockInContext(m->ctx, m->fn, name);
 }

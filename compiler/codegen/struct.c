@@ -34,9 +34,7 @@ LLVMValueRef cg_struct_lit(cg_module *m, const ast_node *e) {
         cg_unsupported(m, e->span, "this struct literal");
         return NULL;
     }
-    LLVMTypeRef ps[1] = {m->t_i64};
-    LLVMValueRef size = LLVMConstInt(m->t_i64, (st->nfields ? st->nfields : 1) * 8, 0);
-    LLVMValueRef obj = cg_call(m, cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false), &size, 1);
+    LLVMValueRef obj = cg_alloc(m, LLVMConstInt(m->t_i64, (st->nfields ? st->nfields : 1) * 8, 0));
     bool given[SEMA_MAX_PARAMS + 1] = {0};
     if (st->nfields > SEMA_MAX_PARAMS) {
         cg_unsupported(m, e->span, "structs with this many fields");

@@ -3,12 +3,8 @@
  * side is oxl_go / oxl_chan_* / oxl_select_words in oxl_sched.h, and the
  * program's main runs as the root task of the scheduler (module.c).
  *
- * Closures: a spawn block becomes a function of its own that receives an
- * environment of words. A `let`, a parameter or a loop variable is copied
- * in when the task is spawned (it cannot change); a `var` that some spawn
- * block uses lives in a collected cell from its declaration on, and the
- * environment carries the cell, so both tasks share it (Go's capture by
- * reference). */
+ * A spawn block is a body of its own with an environment of words, as
+ * closure.c makes them. */
 #include "codegen/cg_internal.h"
 
 #include <stdint.h>
@@ -16,214 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n) {
-    void *q = realloc(p, n);
-    if (!q) {
-        fputs("oxl: out of memory\n", stderr);
-        abort();
-    }
-    return q;
-}
-
-/* ---- words ---- */
-
-/* Any value of an LLVM type codegen uses for OxL values as a word. */
-static LLVMValueRef to_word(cg_module *m, LLVMValueRef v) {
-    LLVMTypeRef t = LLVMTypeOf(v);
-    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMBuildPtrToInt(m->b, v, m->t_i64, "");
-    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) < 64)
-        return LLVMBuildZExt(m->b, v, m->t_i64, "");
-    return v;
-}
-
-static LLVMValueRef from_word(cg_module *m, LLVMValueRef w, LLVMTypeRef t) {
-    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMBuildIntToPtr(m->b, w, t, "");
-    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) < 64) return LLVMBuildTrunc(m->b, w, t, "");
-    return w;
-}
+static LLVMValueRef to_word(cg_module *m, LLVMValueRef v) { return cg_llvm_to_word(m, v); }
+static LLVMValueRef from_word(cg_module *m, LLVMValueRef w, LLVMTypeRef t) { return cg_llvm_from_word(m, w, t); }
 
 static LLVMValueRef loc(cg_module *m, base_span at, LLVMValueRef *line) {
     *line = cg_line(m, at);
     return cg_file_ptr(m, at);
-}
-
-/* ---- which vars live in cells ---- */
-
-static size_t ptr_hash(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    return (size_t)x;
-}
-
-/* The set is probed by identity only and never iterated: no output order
- * depends on an address. */
-static bool boxed_has(const cg_module *m, const ast_node *decl) {
-    if (!m->cap_boxed) return false;
-    for (size_t i = ptr_hash(decl) & (m->cap_boxed - 1);; i = (i + 1) & (m->cap_boxed - 1)) {
-        if (!m->boxed[i]) return false;
-        if (m->boxed[i] == decl) return true;
-    }
-}
-
-static void boxed_add(cg_module *m, const ast_node *decl) {
-    if (boxed_has(m, decl)) return;
-    if ((m->nboxed + 1) * 2 > m->cap_boxed) {
-        uint32_t old = m->cap_boxed, cap = old ? old * 2 : 16;
-        const ast_node **o = m->boxed;
-        m->boxed = calloc(cap, sizeof *m->boxed);
-        if (!m->boxed) {
-            fputs("oxl: out of memory\n", stderr);
-            abort();
-        }
-        m->cap_boxed = cap;
-        m->nboxed = 0;
-        for (uint32_t i = 0; i < old; i++)
-            if (o[i]) boxed_add(m, o[i]);
-        free(o);
-    }
-    size_t i = ptr_hash(decl) & (m->cap_boxed - 1);
-    while (m->boxed[i]) i = (i + 1) & (m->cap_boxed - 1);
-    m->boxed[i] = decl;
-    m->nboxed++;
-}
-
-/* Every `var` named inside a spawn block (below n) goes into a cell. */
-static void find_captured_vars(cg_module *m, const ast_node *n, bool in_spawn) {
-    if (!n) return;
-    if (in_spawn && n->kind == AST_IDENT && n->sym) {
-        const sema_sym *s = n->sym;
-        if (s->kind == SYM_LOCAL && s->is_var && s->decl) boxed_add(m, s->decl);
-    }
-    bool inner = in_spawn || (n->kind == AST_SPAWN && n->b);
-    find_captured_vars(m, n->a, in_spawn);
-    find_captured_vars(m, n->b, inner);
-    find_captured_vars(m, n->c, in_spawn);
-    for (uint32_t i = 0; i < n->list.len; i++) find_captured_vars(m, n->list.items[i], in_spawn);
-}
-
-void cg_task_prepare(cg_module *m, const ast_node *body) { find_captured_vars(m, body, false); }
-
-LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t, const char *name) {
-    if (!boxed_has(m, decl)) return cg_entry_alloca(m, t, name);
-    /* a fresh cell at every execution of the declaration (a var declared
-     * in a loop body is a new variable in each iteration) */
-    LLVMTypeRef ps[1] = {m->t_i64};
-    LLVMValueRef alloc = cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false);
-    LLVMValueRef size = cg_i64(m, 8);
-    LLVMValueRef cell = cg_call(m, alloc, &size, 1);
-    return LLVMBuildBitCast(m->b, cell, LLVMPointerType(t, 0), name);
-}
-
-/* ---- bodies of their own ---- */
-
-void cg_fn_save(cg_module *m, cg_fn_state *st) {
-    *st = (cg_fn_state){m->fn, m->fn_decl, m->entry, LLVMGetInsertBlock(m->b), m->locals, m->nlocals, m->cap_locals,
-                        m->loop};
-    m->locals = NULL;
-    m->nlocals = m->cap_locals = 0;
-    m->loop = NULL;
-}
-
-void cg_fn_restore(cg_module *m, const cg_fn_state *st) {
-    free(m->locals);
-    m->fn = st->fn;
-    m->fn_decl = st->fn_decl;
-    m->entry = st->entry;
-    m->locals = st->locals;
-    m->nlocals = st->nlocals;
-    m->cap_locals = st->cap_locals;
-    m->loop = st->loop;
-    if (st->at) LLVMPositionBuilderAtEnd(m->b, st->at);
-}
-
-/* The end of a body that can fall off: nothing, or `none` for a result
- * that includes None (a spawn block that may end without a value). */
-static void finish_body(cg_module *m) {
-    if (cg_terminated(m)) return;
-    LLVMTypeRef rt = LLVMGetReturnType(LLVMGetElementType(LLVMTypeOf(m->fn)));
-    if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
-        LLVMBuildRetVoid(m->b);
-    else if (LLVMGetTypeKind(rt) == LLVMPointerTypeKind)
-        LLVMBuildRet(m->b, LLVMConstNull(rt));
-    else
-        LLVMBuildUnreachable(m->b);
-}
-
-/* A captured local: its declaration and, in the spawning function, its
- * storage. */
-typedef struct capture {
-    const ast_node *decl;
-    LLVMValueRef slot;
-    bool second; /* the second variable of `for i, x in ...` (same decl) */
-} capture;
-
-typedef struct capture_list {
-    capture *items;
-    uint32_t n, cap;
-} capture_list;
-
-static void find_captures(cg_module *m, const ast_node *n, capture_list *out) {
-    if (!n) return;
-    if (n->kind == AST_IDENT && n->sym) {
-        const sema_sym *s = n->sym;
-        LLVMValueRef slot = (s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && s->decl ? cg_sym_slot(m, s) : NULL;
-        bool second = cg_sym_is_second(s);
-        if (slot) {
-            bool seen = false;
-            for (uint32_t i = 0; i < out->n && !seen; i++)
-                seen = out->items[i].decl == s->decl && out->items[i].second == second;
-            if (!seen) {
-                if (out->n == out->cap) {
-                    out->cap = out->cap ? out->cap * 2 : 8;
-                    out->items = xrealloc(out->items, out->cap * sizeof *out->items);
-                }
-                out->items[out->n++] = (capture){s->decl, slot, second};
-            }
-        }
-    }
-    find_captures(m, n->a, out);
-    find_captures(m, n->b, out);
-    find_captures(m, n->c, out);
-    for (uint32_t i = 0; i < n->list.len; i++) find_captures(m, n->list.items[i], out);
-}
-
-static LLVMValueRef env_slot(cg_module *m, LLVMValueRef env_words, uint32_t i) {
-    LLVMValueRef idx = cg_i64(m, i);
-    return LLVMBuildInBoundsGEP2(m->b, m->t_i64, env_words, &idx, 1, "");
-}
-
-/* A collected array of n words (n may be 0: a NULL environment). */
-static LLVMValueRef new_env(cg_module *m, uint32_t n, LLVMValueRef *words) {
-    if (n == 0) {
-        *words = NULL;
-        return LLVMConstNull(m->t_ptr);
-    }
-    LLVMTypeRef ps[1] = {m->t_i64};
-    LLVMValueRef alloc = cg_runtime_fn(m, "oxl_alloc", m->t_ptr, ps, 1, false);
-    LLVMValueRef size = cg_i64(m, (long long)n * 8);
-    LLVMValueRef env = cg_call(m, alloc, &size, 1);
-    *words = LLVMBuildBitCast(m->b, env, LLVMPointerType(m->t_i64, 0), "");
-    return env;
-}
-
-LLVMValueRef cg_body_function(cg_module *m, const char *name, LLVMTypeRef fnty, const ast_node *block,
-                              const sema_type *result) {
-    (void)result;
-    cg_fn_state st;
-    cg_fn_save(m, &st);
-    LLVMValueRef f = LLVMAddFunction(m->mod, name, fnty);
-    LLVMSetLinkage(f, LLVMInternalLinkage);
-    m->fn = f;
-    m->fn_decl = NULL;
-    m->entry = LLVMAppendBasicBlockInContext(m->ctx, f, "entry");
-    LLVMPositionBuilderAtEnd(m->b, m->entry);
-    cg_task_prepare(m, block);
-    bool ok = cg_block(m, block);
-    if (ok) finish_body(m);
-    cg_fn_restore(m, &st);
-    return ok ? f : NULL;
 }
 
 /* The thunk a task runs: env -> the result as a word. */
@@ -260,18 +54,13 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
         res = cg_type(m, rt, e->span, true);
         if (!res) return NULL;
     }
-    capture_list caps = {0};
-    find_captures(m, e->b, &caps);
+    cg_captures caps;
+    cg_captures_find(m, e->b, &caps);
 
     /* the environment: cells of shared vars, values of everything else */
     LLVMValueRef words;
-    LLVMValueRef env = new_env(m, caps.n, &words);
-    for (uint32_t i = 0; i < caps.n; i++) {
-        LLVMValueRef v = caps.items[i].slot;
-        if (!boxed_has(m, caps.items[i].decl))
-            v = LLVMBuildLoad2(m->b, LLVMGetElementType(LLVMTypeOf(v)), v, "");
-        LLVMBuildStore(m->b, to_word(m, v), env_slot(m, words, i));
-    }
+    LLVMValueRef env = cg_new_env(m, caps.n, &words);
+    cg_captures_store(m, &caps, words, 0);
 
     /* the body: R body(env) */
     LLVMTypeRef ps[1] = {m->t_ptr};
@@ -295,22 +84,11 @@ static LLVMValueRef spawn_block(cg_module *m, const ast_node *e) {
     LLVMPositionBuilderAtEnd(m->b, m->entry);
     if (caps.n) {
         LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(body, 0), LLVMPointerType(m->t_i64, 0), "");
-        for (uint32_t i = 0; i < caps.n; i++) {
-            LLVMTypeRef slot_ty = LLVMTypeOf(caps.items[i].slot);
-            LLVMValueRef w = LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), "");
-            if (boxed_has(m, caps.items[i].decl)) {
-                cg_add_sym_local(m, caps.items[i].decl, caps.items[i].second, LLVMBuildIntToPtr(m->b, w, slot_ty, ""));
-            } else {
-                LLVMTypeRef t = LLVMGetElementType(slot_ty);
-                LLVMValueRef slot = cg_entry_alloca(m, t, "");
-                LLVMBuildStore(m->b, from_word(m, w, t), slot);
-                cg_add_sym_local(m, caps.items[i].decl, caps.items[i].second, slot);
-            }
-        }
+        cg_captures_load(m, &caps, cw, 0);
     }
-    free(caps.items);
+    cg_captures_free(&caps);
     bool ok = cg_block(m, e->b);
-    if (ok) finish_body(m);
+    if (ok) cg_finish_body(m);
     cg_fn_restore(m, &st);
     if (!ok) return NULL;
 
@@ -336,8 +114,8 @@ static LLVMValueRef spawn_remote(cg_module *m, const ast_node *e) {
     LLVMValueRef vals[SEMA_MAX_PARAMS + 3];
     if (!cg_rpc_args(m, c, vals, &vals[n], &vals[n + 1])) return NULL;
     LLVMValueRef words;
-    LLVMValueRef env = new_env(m, n + 2, &words);
-    for (uint32_t i = 0; i < n + 2; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));
+    LLVMValueRef env = cg_new_env(m, n + 2, &words);
+    for (uint32_t i = 0; i < n + 2; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), cg_env_slot(m, words, i));
     char *name = spawn_name(m, "thunk");
     cg_fn_state st;
     cg_fn_save(m, &st);
@@ -351,7 +129,7 @@ static LLVMValueRef spawn_remote(cg_module *m, const ast_node *e) {
     LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
     LLVMValueRef args[SEMA_MAX_PARAMS + 3];
     for (uint32_t i = 0; i < n + 2; i++)
-        args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), ""), LLVMTypeOf(vals[i]));
+        args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""), LLVMTypeOf(vals[i]));
     LLVMValueRef r = cg_rpc_invoke(m, c, args, args[n], args[n + 1]);
     if (r) LLVMBuildRet(m->b, to_word(m, r));
     cg_fn_restore(m, &st);
@@ -360,10 +138,44 @@ static LLVMValueRef spawn_remote(cg_module *m, const ast_node *e) {
 
 /* spawn f(x, y): the arguments (positional, labelled, defaults; in the
  * order written) are evaluated now, the call runs in the new task. */
+/* spawn f(x) for a value f of function type: f and its arguments are
+ * evaluated now, f is called in the new task. */
+static LLVMValueRef spawn_value(cg_module *m, const ast_node *e) {
+    const ast_node *c = e->a;
+    const sema_type *ft = c->a->type;
+    LLVMTypeRef code_ty = cg_fn_type(m, ft, e->span);
+    if (!code_ty || ft->nitems > SEMA_MAX_PARAMS) return NULL;
+    uint32_t n = ft->nitems + 1;
+    LLVMValueRef vals[SEMA_MAX_PARAMS + 2];
+    if (!(vals[0] = cg_operand(m, c->a, m->t_ptr))) return NULL;
+    for (uint32_t i = 0; i + 1 < n && i < c->list.len; i++)
+        if (!(vals[i + 1] = cg_value(m, ((const ast_node *)c->list.items[i])->a, ft->items[i]))) return NULL;
+    LLVMValueRef words;
+    LLVMValueRef env = cg_new_env(m, n, &words);
+    for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), cg_env_slot(m, words, i));
+    char *name = spawn_name(m, "thunk");
+    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
+    free(name);
+    LLVMSetLinkage(thunk, LLVMInternalLinkage);
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(m->b);
+    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry"));
+    LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
+    LLVMValueRef args[SEMA_MAX_PARAMS + 2];
+    for (uint32_t i = 0; i < n; i++)
+        args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""), LLVMTypeOf(vals[i]));
+    LLVMTypeRef code_ptr = LLVMPointerType(code_ty, 0);
+    LLVMValueRef code = LLVMBuildLoad2(m->b, code_ptr, LLVMBuildBitCast(m->b, args[0], LLVMPointerType(code_ptr, 0), ""), "");
+    LLVMValueRef r = LLVMBuildCall2(m->b, code_ty, code, args, n, "");
+    LLVMBuildRet(m->b, LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind ? cg_i64(m, 0) : to_word(m, r));
+    LLVMPositionBuilderAtEnd(m->b, here);
+    return go(m, thunk, env, e->span);
+}
+
 static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     const ast_node *c = e->a;
     const sema_sym *s = c->a ? c->a->sym : NULL;
     if (s && s->kind == SYM_FN && s->is_rpc && s->sig && (c->flags & AST_F_REMOTE)) return spawn_remote(m, e);
+    if (c->a && c->a->type && c->a->type->kind == TY_FN && (!s || s->kind != SYM_FN)) return spawn_value(m, e);
     if (!c->a || !s || s->kind != SYM_FN || s->is_extern || !s->sig || !s->decl) {
         cg_unsupported(m, e->span, "spawn of this call (spawn a function of the program, or a block)");
         return NULL;
@@ -376,10 +188,10 @@ static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     }
     uint32_t n = sig->nparams;
     LLVMValueRef vals[SEMA_MAX_PARAMS + 1];
-    if (!cg_call_args(m, c, sig, vals)) return NULL;
+    if (!cg_fn_args(m, c, s, vals)) return NULL;
     LLVMValueRef words;
-    LLVMValueRef env = new_env(m, n, &words);
-    for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), env_slot(m, words, i));
+    LLVMValueRef env = cg_new_env(m, n, &words);
+    for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), cg_env_slot(m, words, i));
 
     char *name = spawn_name(m, "thunk");
     LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
@@ -391,7 +203,7 @@ static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     if (n) {
         LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
         for (uint32_t i = 0; i < n; i++)
-            args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, env_slot(m, cw, i), ""),
+            args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""),
                                 LLVMTypeOf(LLVMGetParam(f, i)));
     }
     LLVMValueRef r = cg_call(m, f, args, n);
@@ -432,14 +244,14 @@ static bool no_labels(cg_module *m, const ast_node *e) {
     return true;
 }
 
-static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, const char *name) {
+static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, sema_method id) {
     const sema_type *ct = recv_expr->type;
     if (!no_labels(m, e)) return NULL;
     LLVMValueRef c = cg_operand(m, recv_expr, m->t_ptr);
     if (!c) return NULL;
     LLVMValueRef line;
     LLVMValueRef file = loc(m, e->span, &line);
-    if (strcmp(name, "send") == 0 && e->list.len == 1) {
+    if (id == SM_CHAN_SEND && e->list.len == 1) {
         if (!cg_type(m, ct->elem, e->span, false)) return NULL;
         const ast_node *arg = e->list.items[0];
         LLVMValueRef v = cg_value(m, arg->a, ct->elem); /* boxed into a union element */
@@ -447,20 +259,20 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
         LLVMTypeRef ps[4] = {m->t_ptr, m->t_i64, m->t_ptr, m->t_i32};
         LLVMValueRef args[4] = {c, to_word(m, v), file, line};
         cg_call(m, cg_runtime_fn(m, "oxl_chan_send_word", m->t_void, ps, 4, false), args, 4);
-        return LLVMConstInt(m->t_i1, 0, 0);
+        return LLVMConstNull(m->t_ptr); /* none */
     }
-    if (strcmp(name, "recv") == 0 && e->list.len == 0) {
+    if (id == SM_CHAN_RECV && e->list.len == 0) {
         LLVMValueRef slot = cg_entry_alloca(m, m->t_i64, "recv");
         LLVMValueRef ok = recv_word(m, c, slot, e->span);
         return cg_optional(m, ok, LLVMBuildLoad2(m->b, m->t_i64, slot, ""), ct->elem, e->type);
     }
-    if (strcmp(name, "close") == 0 && e->list.len == 0) {
+    if (id == SM_CHAN_CLOSE && e->list.len == 0) {
         LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
         LLVMValueRef args[3] = {c, file, line};
         cg_call(m, cg_runtime_fn(m, "oxl_chan_close_at", m->t_void, ps, 3, false), args, 3);
-        return LLVMConstInt(m->t_i1, 0, 0);
+        return LLVMConstNull(m->t_ptr); /* none */
     }
-    if (strcmp(name, "len") == 0 && e->list.len == 0) {
+    if (id == SM_CHAN_LEN && e->list.len == 0) {
         LLVMTypeRef ps[1] = {m->t_ptr};
         return cg_call(m, cg_runtime_fn(m, "oxl_chan_count", m->t_i64, ps, 1, false), &c, 1);
     }
@@ -468,22 +280,29 @@ static LLVMValueRef chan_method(cg_module *m, const ast_node *e, const ast_node 
     return NULL;
 }
 
-static LLVMValueRef task_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, const char *name) {
-    if (strcmp(name, "join") != 0 || e->list.len != 0) {
+/* t.join() and t.cancel(). A Task[None] joins through oxl_go_join_none:
+ * one cancelled by t.cancel() has no result to miss. */
+static LLVMValueRef task_method(cg_module *m, const ast_node *e, const ast_node *recv_expr, sema_method id) {
+    bool join = id == SM_TASK_JOIN, cancel = id == SM_TASK_CANCEL;
+    if ((!join && !cancel) || e->list.len != 0) {
         cg_unsupported(m, e->span, "this task method");
         return NULL;
     }
     const sema_type *rt = recv_expr->type->elem;
     LLVMTypeRef t = NULL;
-    if (rt && rt->kind != TY_NONE && rt->kind != TY_NEVER && !(t = cg_type(m, rt, e->span, false))) return NULL;
+    if (join && rt && rt->kind != TY_NONE && rt->kind != TY_NEVER && !(t = cg_type(m, rt, e->span, false)))
+        return NULL;
     LLVMValueRef h = cg_operand(m, recv_expr, m->t_ptr);
     if (!h) return NULL;
     LLVMValueRef line;
     LLVMValueRef file = loc(m, e->span, &line);
     LLVMTypeRef ps[3] = {m->t_ptr, m->t_ptr, m->t_i32};
     LLVMValueRef args[3] = {h, file, line};
+    if (cancel || !t) {
+        cg_call(m, cg_runtime_fn(m, cancel ? "oxl_go_cancel" : "oxl_go_join_none", m->t_void, ps, 3, false), args, 3);
+        return LLVMConstNull(m->t_ptr); /* none */
+    }
     LLVMValueRef w = cg_call(m, cg_runtime_fn(m, "oxl_go_join", m->t_i64, ps, 3, false), args, 3);
-    if (!t) return LLVMConstInt(m->t_i1, 0, 0);
     return from_word(m, w, t);
 }
 
@@ -515,13 +334,12 @@ bool cg_task_call(cg_module *m, const ast_node *e, LLVMValueRef *out) {
     }
     /* methods of Chan[T] and Task[T] */
     if (callee->kind == AST_FIELD_ACCESS && !s && callee->a && callee->a->type) {
-        const char *name = callee->name ? callee->name : "";
         if (callee->a->type->kind == TY_CHAN) {
-            *out = chan_method(m, e, callee->a, name);
+            *out = chan_method(m, e, callee->a, (sema_method)callee->ival);
             return true;
         }
         if (callee->a->type->kind == TY_TASK) {
-            *out = task_method(m, e, callee->a, name);
+            *out = task_method(m, e, callee->a, (sema_method)callee->ival);
             return true;
         }
     }
@@ -660,7 +478,7 @@ bool cg_select(cg_module *m, const ast_node *s) {
             cg_add_local(m, arm, slot);
         }
         if (arm->op != AST_SEL_AFTER) k++;
-        if (!cg_block(m, arm->b)) return false;
+        if (!cg_arm_body(m, arm->b)) return false;
         if (!cg_terminated(m)) LLVMBuildBr(m->b, end);
     }
     LLVMPositionBuilderAtEnd(m->b, end);

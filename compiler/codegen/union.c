@@ -241,7 +241,30 @@ static LLVMValueRef member_eq(cg_module *m, LLVMValueRef u, const sema_type *ut,
     return phi2(m, LLVMConstInt(m->t_i1, 0, 0), from, r, cmp_end);
 }
 
+/* A type whose == is structural: a list, map or struct, or a union with one. */
+static bool deep_eq(const sema_type *t) {
+    if (t->kind == TY_LIST || t->kind == TY_MAP || t->kind == TY_STRUCT) return true;
+    if (t->kind != TY_UNION) return false;
+    for (uint32_t i = 0; i < t->nitems; i++)
+        if (deep_eq(t->items[i])) return true;
+    return false;
+}
+
+/* Structural ==: both values as the wider type, compared by the runtime
+ * over its type descriptor (oxl_wire_equal). */
+static LLVMValueRef structural_eq(cg_module *m, LLVMValueRef l, const sema_type *lt, LLVMValueRef r,
+                                  const sema_type *rt) {
+    const sema_type *big = rt->kind == TY_UNION && ty_subset(lt, rt) ? rt : lt;
+    l = cg_coerce(m, l, lt, big);
+    r = cg_coerce(m, r, rt, big);
+    LLVMTypeRef ps[3] = {m->t_ptr, m->t_i64, m->t_i64};
+    LLVMValueRef args[3] = {cg_type_desc(m, big), cg_to_word(m, l, big), cg_to_word(m, r, big)};
+    return cg_rt_bool(m, "oxl_wire_equal", ps, args, 3);
+}
+
 LLVMValueRef cg_values_eq(cg_module *m, LLVMValueRef l, const sema_type *lt, LLVMValueRef r, const sema_type *rt) {
+    if (lt->kind != TY_NONE && rt->kind != TY_NONE && (deep_eq(lt) || deep_eq(rt)))
+        return structural_eq(m, l, lt, r, rt);
     bool lu = lt->kind == TY_UNION, ru = rt->kind == TY_UNION;
     if (!lu && !ru) return scalar_eq(m, l, r, lt);
     if (lu && !ru) return member_eq(m, l, lt, r, rt);
@@ -321,6 +344,7 @@ LLVMValueRef cg_match(cg_module *m, const ast_node *s, bool as_expr) {
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "match.end");
     for (uint32_t i = 0; i < s->list.len; i++) {
         const ast_node *arm = s->list.items[i];
+        if (arm->flags & AST_F_DEAD) continue; /* a narrowing ruled it out (sema warned) */
         const sema_type *pt = arm->type ? arm->type : st;
         LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "arm");
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "arm.next");

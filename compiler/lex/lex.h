@@ -31,6 +31,7 @@ typedef enum lex_kind {
     LEX_EQ, LEX_NE, LEX_LT, LEX_LE, LEX_GT, LEX_GE,
     LEX_PLUS, LEX_MINUS, LEX_STAR, LEX_SLASH, LEX_PERCENT,
     LEX_NOT, LEX_ANDAND, LEX_OROR, LEX_PIPE, LEX_QUESTION,
+    LEX_QQ,          /* ?? */
     LEX_FATARROW,    /* => */
     LEX_ARROW,       /* -> */
 

@@ -55,7 +55,7 @@ static const char *const kind_names[LEX_KIND_COUNT] = {
     [LEX_NE] = "NE", [LEX_LT] = "LT", [LEX_LE] = "LE", [LEX_GT] = "GT", [LEX_GE] = "GE",
     [LEX_PLUS] = "PLUS", [LEX_MINUS] = "MINUS", [LEX_STAR] = "STAR", [LEX_SLASH] = "SLASH",
     [LEX_PERCENT] = "PERCENT", [LEX_NOT] = "NOT", [LEX_ANDAND] = "ANDAND", [LEX_OROR] = "OROR",
-    [LEX_PIPE] = "PIPE", [LEX_QUESTION] = "QUESTION", [LEX_FATARROW] = "FATARROW",
+    [LEX_PIPE] = "PIPE", [LEX_QUESTION] = "QUESTION", [LEX_QQ] = "QQ", [LEX_FATARROW] = "FATARROW",
     [LEX_ARROW] = "ARROW", [LEX_KW_FN] = "KW_FN", [LEX_KW_LET] = "KW_LET", [LEX_KW_VAR] = "KW_VAR",
     [LEX_KW_IF] = "KW_IF", [LEX_KW_ELSE] = "KW_ELSE", [LEX_KW_WHILE] = "KW_WHILE",
     [LEX_KW_FOR] = "KW_FOR", [LEX_KW_IN] = "KW_IN", [LEX_KW_BREAK] = "KW_BREAK",
@@ -83,7 +83,7 @@ static const char *const kind_descs[LEX_KIND_COUNT] = {
     [LEX_NE] = "'!='", [LEX_LT] = "'<'", [LEX_LE] = "'<='", [LEX_GT] = "'>'", [LEX_GE] = "'>='",
     [LEX_PLUS] = "'+'", [LEX_MINUS] = "'-'", [LEX_STAR] = "'*'", [LEX_SLASH] = "'/'",
     [LEX_PERCENT] = "'%'", [LEX_NOT] = "'!'", [LEX_ANDAND] = "'&&'", [LEX_OROR] = "'||'",
-    [LEX_PIPE] = "'|'", [LEX_QUESTION] = "'?'", [LEX_FATARROW] = "'=>'", [LEX_ARROW] = "'->'",
+    [LEX_PIPE] = "'|'", [LEX_QUESTION] = "'?'", [LEX_QQ] = "'?" "?'", [LEX_FATARROW] = "'=>'", [LEX_ARROW] = "'->'",
     [LEX_KW_FN] = "'fn'", [LEX_KW_LET] = "'let'", [LEX_KW_VAR] = "'var'", [LEX_KW_IF] = "'if'",
     [LEX_KW_ELSE] = "'else'", [LEX_KW_WHILE] = "'while'", [LEX_KW_FOR] = "'for'",
     [LEX_KW_IN] = "'in'", [LEX_KW_BREAK] = "'break'", [LEX_KW_CONTINUE] = "'continue'",
@@ -628,6 +628,7 @@ static void scan(lex_state *L, lex_token *t) {
             "||" { t->kind = LEX_OROR; break; }
             "|" { t->kind = LEX_PIPE; break; }
             "?" { t->kind = LEX_QUESTION; break; }
+            "??" { t->kind = LEX_QQ; break; }
             "=>" { t->kind = LEX_FATARROW; break; }
             "->" { t->kind = LEX_ARROW; break; }
 

@@ -23,7 +23,7 @@ static const char *const kind_names[AST_KIND_COUNT] = {
     [AST_NONE] = "NONE", [AST_IDENT] = "IDENT", [AST_FIELD_ACCESS] = "FIELD_ACCESS", [AST_CALL] = "CALL",
     [AST_ARG] = "ARG", [AST_INDEX] = "INDEX", [AST_UNARY] = "UNARY", [AST_BINARY] = "BINARY",
     [AST_IS] = "IS", [AST_RANGE] = "RANGE", [AST_LIST_LIT] = "LIST_LIT", [AST_MAP_LIT] = "MAP_LIT",
-    [AST_MAP_ENTRY] = "MAP_ENTRY", [AST_STRUCT_LIT] = "STRUCT_LIT", [AST_SPAWN] = "SPAWN",
+    [AST_MAP_ENTRY] = "MAP_ENTRY", [AST_STRUCT_LIT] = "STRUCT_LIT", [AST_SPAWN] = "SPAWN", [AST_FN_LIT] = "FN_LIT",
     [AST_PAREN] = "PAREN", [AST_TYPE_NAME] = "TYPE_NAME", [AST_TYPE_LIST] = "TYPE_LIST",
     [AST_TYPE_OPTIONAL] = "TYPE_OPTIONAL", [AST_TYPE_UNION] = "TYPE_UNION", [AST_TYPE_FN] = "TYPE_FN",
 };
@@ -37,7 +37,7 @@ static const char *op_text(unsigned op) {
         [AST_OP_NONE] = "", [AST_OP_ADD] = "+", [AST_OP_SUB] = "-", [AST_OP_MUL] = "*", [AST_OP_DIV] = "/",
         [AST_OP_MOD] = "%", [AST_OP_EQ] = "==", [AST_OP_NE] = "!=", [AST_OP_LT] = "<", [AST_OP_LE] = "<=",
         [AST_OP_GT] = ">", [AST_OP_GE] = ">=", [AST_OP_AND] = "&&", [AST_OP_OR] = "||", [AST_OP_NOT] = "!",
-        [AST_OP_NEG] = "-", [AST_OP_SET] = "=",
+        [AST_OP_NEG] = "-", [AST_OP_SET] = "=", [AST_OP_COALESCE] = "??",
     };
     return op < sizeof ops / sizeof ops[0] && ops[op] ? ops[op] : "?";
 }

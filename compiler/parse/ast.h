@@ -13,8 +13,9 @@ typedef enum ast_kind {
     /* ---- files and items ---- */
     AST_FILE,        /* list: items; name: package name or NULL */
     AST_USE,         /* name: dotted path ("std.test"); list: AST_IDENT names imported (empty: the module itself) */
-    AST_FN,          /* name; list: AST_PARAM; a: return type or NULL; b: body AST_BLOCK (NULL when extern); flags: AST_F_EXTERN */
-    AST_PARAM,       /* name; a: type; b: default value or NULL */
+    AST_FN,          /* name; list: AST_PARAM; a: return type or NULL; b: body AST_BLOCK (NULL when extern); flags: AST_F_EXTERN;
+                        a method (flags AST_F_METHOD, fn T.m(self, ...)): name2 the type's name, c its AST_TYPE_NAME */
+    AST_PARAM,       /* name; a: type (NULL for a method's `self`); b: default value or NULL */
     AST_TYPE_DECL,   /* name; list: AST_FIELD (a struct), or a: type (an alias, e.g. a union) */
     AST_FIELD,       /* name; a: type; b: default or NULL */
     AST_CONST,       /* name; a: type or NULL; b: value */
@@ -56,7 +57,8 @@ typedef enum ast_kind {
     AST_BOOL,        /* ival: 0 or 1 */
     AST_NONE,
     AST_IDENT,       /* name */
-    AST_FIELD_ACCESS,/* a: object; name: field or method */
+    AST_FIELD_ACCESS,/* a: object; name: field or method; ival: set by sema for a built-in method
+                        call's callee, its sema_method id (SM_*) */
     AST_CALL,        /* a: callee; list: AST_ARG */
     AST_ARG,         /* name: label or NULL; a: value */
     AST_INDEX,       /* a: object; list: indices (several for Map[K, V]) */
@@ -69,6 +71,7 @@ typedef enum ast_kind {
     AST_MAP_ENTRY,   /* a: key; b: value */
     AST_STRUCT_LIT,  /* a: type (AST_TYPE_NAME); list: AST_ARG (name = field) */
     AST_SPAWN,       /* a: the call, or b: a block */
+    AST_FN_LIT,      /* fn(x: Int) -> Int { ... }: list: AST_PARAM; a: result type or NULL; b: body AST_BLOCK */
     AST_PAREN,       /* a: inner expression (kept for exact source text of asserts) */
 
     /* ---- types ---- */
@@ -88,6 +91,7 @@ typedef enum ast_op {
     AST_OP_EQ, AST_OP_NE, AST_OP_LT, AST_OP_LE, AST_OP_GT, AST_OP_GE,
     AST_OP_AND, AST_OP_OR, AST_OP_NOT, AST_OP_NEG,
     AST_OP_SET, /* plain '=' in AST_ASSIGN */
+    AST_OP_COALESCE, /* a ?? b */
 } ast_op;
 
 enum {
@@ -105,6 +109,8 @@ enum {
     AST_F_CLUSTER = 1 << 3,
     AST_F_PUB = 1 << 4,
     AST_F_REMOTE = 1 << 5, /* set by sema: a call of Service.rpc from outside the service */
+    AST_F_DEAD = 1 << 6,   /* set by sema: a match arm a narrowing ruled out (never runs) */
+    AST_F_METHOD = 1 << 7, /* fn T.m(self, ...) */
 };
 
 struct sema_type;

@@ -34,7 +34,7 @@
        LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE BODY
        COMMA COLON DOT DOTDOT DOTDOTEQ ASSIGN PLUSEQ MINUSEQ STAREQ
        EQ NE LT LE GT GE PLUS MINUS STAR SLASH PERCENT
-       NOT ANDAND OROR PIPE QUESTION FATARROW ARROW
+       NOT ANDAND OROR PIPE QUESTION QQ FATARROW ARROW
        FN LET VAR IF ELSE WHILE FOR IN BREAK CONTINUE RETURN MATCH IS
        ASSERT SPAWN SELECT AFTER TYPE CONST MOD USE PACKAGE EXTERN SERVICE TEST
        TRUE FALSE NONE PUB
@@ -42,14 +42,19 @@
 
 %fallback IDENT STATE ON START RPC CLUSTER ROLE SIM SEEDS WITH.
 
-/* Lowest first. ARROW below PIPE and QUESTION: the result of a function
+/* Lowest first. In an arm, `=> assert e, m` takes the ',' as the start of
+ * its message (ASSERT below COMMA), not as the end of the arm: arms after
+ * it go on the next line. ARROW below PIPE and QUESTION: the result of a function
  * type extends over a union or '?' (fn(Int) -> A | B returns A | B). */
+%nonassoc ASSERT.
+%nonassoc COMMA.
 %nonassoc ARROW.
 %left PIPE.
 %left QUESTION.
 %left OROR.
 %left ANDAND.
 %nonassoc EQ NE LT LE GT GE.
+%right QQ.
 %nonassoc IS.
 %nonassoc DOTDOT DOTDOTEQ.
 %left PLUS MINUS.
@@ -150,6 +155,17 @@ fn_decl(R) ::= FN(F) IDENT(N) LPAREN params(P) RPAREN ret(T) block(B). {
     R->a = T;
     R->b = B;
 }
+/* fn Account.deposit(self, n: Int) { ... }: a method of a struct type */
+fn_decl(R) ::= FN(F) IDENT(T) DOT IDENT(N) LPAREN params(P) RPAREN ret(Y) block(B). {
+    R = p_node(ctx, AST_FN, join(F.span, B->span));
+    p_name(R, &N);
+    R->list = P;
+    R->a = Y;
+    R->b = B;
+    R->c = p_ident_type(ctx, &T);
+    R->name2 = T.text;
+    R->flags |= AST_F_METHOD;
+}
 extern_decl(R) ::= EXTERN(X) FN IDENT(N) LPAREN params(P) RPAREN(E) ret(T). {
     R = p_node(ctx, AST_FN, join(X.span, T ? T->span : E.span));
     p_name(R, &N);
@@ -168,6 +184,11 @@ params(R) ::= param_list(L) TERM. { R = L; }
 param_list(R) ::= param(P). { R = (base_vec){0}; p_push(ctx, &R, P); }
 param_list(R) ::= param_list(L) COMMA param(P). { R = L; p_push(ctx, &R, P); }
 
+/* `self`, the receiver of a method (any other bare name is refused by sema) */
+param(R) ::= IDENT(N). {
+    R = p_node(ctx, AST_PARAM, N.span);
+    p_name(R, &N);
+}
 param(R) ::= IDENT(N) COLON type(T). {
     R = p_node(ctx, AST_PARAM, join(N.span, T->span));
     p_name(R, &N);
@@ -350,42 +371,44 @@ binding(R) ::= VAR(K) bind_name(N) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR,
 binding(R) ::= VAR(K) bind_name(N) COLON type(T) ASSIGN expr(V). { R = p_binding(ctx, AST_VAR, &K, &N, T, V); }
 binding(R) ::= VAR(K) bind_name(N) COLON type(T). { R = p_binding(ctx, AST_VAR, &K, &N, T, NULL); }
 stmt(R) ::= simple(S). { R = S; }
-stmt(R) ::= ASSERT(K) expr(C). { R = p_assert(ctx, &K, C, NULL); }
-stmt(R) ::= ASSERT(K) expr(C) COMMA expr(M). { R = p_assert(ctx, &K, C, M); }
-stmt(R) ::= if_stmt(S). { R = S; }
-stmt(R) ::= WHILE(K) expr(C) body(B). {
+stmt(R) ::= arm_stmt(S). { R = S; }
+/* The statements besides simple ones that may also stand alone after '=>'. */
+arm_stmt(R) ::= ASSERT(K) expr(C). [ASSERT] { R = p_assert(ctx, &K, C, NULL); }
+arm_stmt(R) ::= ASSERT(K) expr(C) COMMA expr(M). { R = p_assert(ctx, &K, C, M); }
+arm_stmt(R) ::= if_stmt(S). { R = S; }
+arm_stmt(R) ::= WHILE(K) expr(C) body(B). {
     R = p_node(ctx, AST_WHILE, join(K.span, B->span));
     R->a = C;
     R->b = B;
 }
-stmt(R) ::= FOR(K) bind_name(N) IN expr(E) body(B). {
+arm_stmt(R) ::= FOR(K) bind_name(N) IN expr(E) body(B). {
     R = p_node(ctx, AST_FOR, join(K.span, B->span));
     p_name(R, &N);
     R->a = E;
     R->b = B;
 }
-stmt(R) ::= FOR(K) bind_name(N) COMMA bind_name(M) IN expr(E) body(B). {
+arm_stmt(R) ::= FOR(K) bind_name(N) COMMA bind_name(M) IN expr(E) body(B). {
     R = p_node(ctx, AST_FOR, join(K.span, B->span));
     p_name(R, &N);
     R->name2 = M.text;
     R->a = E;
     R->b = B;
 }
-stmt(R) ::= MATCH(K) expr(E) BODY arms(A) RBRACE(Z). {
+arm_stmt(R) ::= MATCH(K) expr(E) BODY arms(A) RBRACE(Z). {
     R = p_node(ctx, AST_MATCH, join(K.span, Z.span));
     R->a = E;
     R->list = A;
 }
-stmt(R) ::= MATCH(K) expr(E) BODY arm_items(A) error RBRACE(Z). {
+arm_stmt(R) ::= MATCH(K) expr(E) BODY arm_items(A) error RBRACE(Z). {
     R = p_node(ctx, AST_MATCH, join(K.span, Z.span));
     R->a = E;
     R->list = A;
 }
-stmt(R) ::= SELECT(K) LBRACE sel_arms(A) RBRACE(Z). {
+arm_stmt(R) ::= SELECT(K) LBRACE sel_arms(A) RBRACE(Z). {
     R = p_node(ctx, AST_SELECT, join(K.span, Z.span));
     R->list = A;
 }
-stmt(R) ::= SELECT(K) LBRACE sel_items(A) error RBRACE(Z). {
+arm_stmt(R) ::= SELECT(K) LBRACE sel_items(A) error RBRACE(Z). {
     R = p_node(ctx, AST_SELECT, join(K.span, Z.span));
     R->list = A;
 }
@@ -445,10 +468,12 @@ arm(R) ::= UNDERSCORE(U) FATARROW arm_body(B). {
     R->b = B;
 }
 
-/* An arm's body: a block, an expression, or one simple statement (kept
- * as a block of one). */
+/* An arm's body: a block, an expression, or any one statement but a
+ * declaration (kept as a block of one). */
 arm_body(R) ::= body(B). { R = B; }
 arm_body(R) ::= simple(S). { R = p_arm_body(ctx, S); }
+arm_body(R) ::= arm_stmt(S). { R = p_arm_body(ctx, S); }
+arm_body(R) ::= binding(S). { R = p_arm_decl(ctx, S); }
 
 /* select { v = c.recv() => ..., c.send(x) => ..., after 1s => ... } */
 sel_arms(R) ::= sel_items(S). { R = S; }
@@ -478,6 +503,7 @@ expr(R) ::= expr(A) LT expr(B). { R = p_binary(ctx, AST_OP_LT, A, B); }
 expr(R) ::= expr(A) LE expr(B). { R = p_binary(ctx, AST_OP_LE, A, B); }
 expr(R) ::= expr(A) GT expr(B). { R = p_binary(ctx, AST_OP_GT, A, B); }
 expr(R) ::= expr(A) GE expr(B). { R = p_binary(ctx, AST_OP_GE, A, B); }
+expr(R) ::= expr(A) QQ expr(B). { R = p_binary(ctx, AST_OP_COALESCE, A, B); }
 expr(R) ::= expr(A) PLUS expr(B). { R = p_binary(ctx, AST_OP_ADD, A, B); }
 expr(R) ::= expr(A) MINUS expr(B). { R = p_binary(ctx, AST_OP_SUB, A, B); }
 expr(R) ::= expr(A) STAR expr(B). { R = p_binary(ctx, AST_OP_MUL, A, B); }
@@ -547,6 +573,14 @@ primary(R) ::= LBRACE(L) entries(E) RBRACE(Z). {
     R = n;
 }
 primary(R) ::= interp_head(H) STR_END(T). { R = p_interp_part(ctx, H, &T, NULL); }
+/* fn(x: Int) -> Int { return x + k }: a function literal */
+primary(R) ::= FN(F) LPAREN params(P) RPAREN ret(T) block(B). {
+    ast_node *n = p_node(ctx, AST_FN_LIT, join(F.span, B->span));
+    n->list = P;
+    n->a = T;
+    n->b = B;
+    R = n;
+}
 
 /* "a{x}b{y}c": parts "a" x "b" y "c" (empty texts kept: strings and
  * expressions alternate). Left-recursive so many parts need no stack. */
@@ -615,6 +649,7 @@ type_u(R) ::= type_u(A) PIPE type_o(B). { R = p_union(ctx, A, B); }
 /* T? is T | None; T?? is the same type, so it is kept as one T?. */
 type_o(R) ::= type_p(T). { R = T; }
 type_o(R) ::= type_o(T) QUESTION(Q). { R = p_optional(ctx, T, &Q); }
+type_o(R) ::= type_o(T) QQ(Q). { R = p_optional(ctx, T, &Q); }
 
 type_p(R) ::= dotted(D). { R = p_type_name(ctx, &D); }
 type_p(R) ::= dotted(D) LBRACKET type_args(A) RBRACKET(E). {

@@ -132,6 +132,12 @@ static ast_node *p_ident(parse_ctx *ctx, const lex_token *t) {
     return n;
 }
 
+static ast_node *p_ident_type(parse_ctx *ctx, const lex_token *t) {
+    ast_node *n = p_node(ctx, AST_TYPE_NAME, t->span);
+    p_name(n, t);
+    return n;
+}
+
 static ast_node *p_type_name(parse_ctx *ctx, const pdotted *d) {
     ast_node *n = p_node(ctx, AST_TYPE_NAME, d->span);
     n->name = p_dotted_name(ctx, d);
@@ -207,6 +213,13 @@ static ast_node *p_arm_body(parse_ctx *ctx, ast_node *s) {
     ast_node *b = p_node(ctx, AST_BLOCK, s->span);
     p_push(ctx, &b->list, s);
     return b;
+}
+
+/* `=> let x = 1`: a declaration would bind nothing past the arm. */
+static ast_node *p_arm_decl(parse_ctx *ctx, ast_node *s) {
+    p_error(ctx, s->span, "a `%s` in an arm needs a block around it: => { %s %s = ... }",
+            s->kind == AST_LET ? "let" : "var", s->kind == AST_LET ? "let" : "var", s->name ? s->name : "x");
+    return p_arm_body(ctx, s);
 }
 
 static const char *call_method(const ast_node *c) {
@@ -374,7 +387,7 @@ static const unsigned char lemon_code[LEX_KIND_COUNT] = {
     [LEX_NE] = TK_NE, [LEX_LT] = TK_LT, [LEX_LE] = TK_LE, [LEX_GT] = TK_GT, [LEX_GE] = TK_GE,
     [LEX_PLUS] = TK_PLUS, [LEX_MINUS] = TK_MINUS, [LEX_STAR] = TK_STAR, [LEX_SLASH] = TK_SLASH,
     [LEX_PERCENT] = TK_PERCENT, [LEX_NOT] = TK_NOT, [LEX_ANDAND] = TK_ANDAND, [LEX_OROR] = TK_OROR,
-    [LEX_PIPE] = TK_PIPE, [LEX_QUESTION] = TK_QUESTION, [LEX_FATARROW] = TK_FATARROW,
+    [LEX_PIPE] = TK_PIPE, [LEX_QUESTION] = TK_QUESTION, [LEX_QQ] = TK_QQ, [LEX_FATARROW] = TK_FATARROW,
     [LEX_ARROW] = TK_ARROW, [LEX_KW_FN] = TK_FN, [LEX_KW_LET] = TK_LET, [LEX_KW_VAR] = TK_VAR,
     [LEX_KW_IF] = TK_IF, [LEX_KW_ELSE] = TK_ELSE, [LEX_KW_WHILE] = TK_WHILE, [LEX_KW_FOR] = TK_FOR,
     [LEX_KW_IN] = TK_IN, [LEX_KW_BREAK] = TK_BREAK, [LEX_KW_CONTINUE] = TK_CONTINUE,
@@ -437,7 +450,7 @@ static bool is_expr_start(int c) {
     switch (c) {
     case TK_IDENT: case TK_INT: case TK_DURATION: case TK_STRING: case TK_STR_BEGIN: case TK_TRUE:
     case TK_FALSE: case TK_NONE: case TK_LPAREN: case TK_LBRACKET: case TK_LBRACE: case TK_MINUS:
-    case TK_NOT: case TK_SPAWN:
+    case TK_NOT: case TK_SPAWN: case TK_FN:
         return true;
     default:
         return false;
@@ -458,7 +471,7 @@ static bool is_operator(int c) {
     switch (c) {
     case TK_OROR: case TK_ANDAND: case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
     case TK_IS: case TK_DOTDOT: case TK_DOTDOTEQ: case TK_PLUS: case TK_MINUS: case TK_STAR: case TK_SLASH:
-    case TK_PERCENT:
+    case TK_PERCENT: case TK_QQ:
         return true;
     default:
         return false;

@@ -9,63 +9,65 @@
 #include <string.h>
 
 typedef struct method_spec {
+    sema_method id;
     const char *name;
     const char *params; /* "name:C name:C" */
     char result;
 } method_spec;
 
 static const method_spec string_methods[] = {
-    {"len", "", 'I'},
-    {"contains", "s:S", 'B'},
-    {"startsWith", "prefix:S", 'B'},
-    {"endsWith", "suffix:S", 'B'},
-    {"split", "sep:S", 'A'},
-    {"trim", "", 'S'},
-    {"toUpper", "", 'S'},
-    {"toLower", "", 'S'},
-    {"bytes", "", 'Y'},
-    {NULL, NULL, 0},
+    {SM_STR_LEN, "len", "", 'I'},
+    {SM_STR_CONTAINS, "contains", "s:S", 'B'},
+    {SM_STR_STARTS_WITH, "startsWith", "prefix:S", 'B'},
+    {SM_STR_ENDS_WITH, "endsWith", "suffix:S", 'B'},
+    {SM_STR_SPLIT, "split", "sep:S", 'A'},
+    {SM_STR_TRIM, "trim", "", 'S'},
+    {SM_STR_TO_UPPER, "toUpper", "", 'S'},
+    {SM_STR_TO_LOWER, "toLower", "", 'S'},
+    {SM_STR_BYTES, "bytes", "", 'Y'},
+    {SM_NONE, NULL, NULL, 0},
 };
 
 static const method_spec bytes_methods[] = {
-    {"len", "", 'I'},
-    {NULL, NULL, 0},
+    {SM_BYTES_LEN, "len", "", 'I'},
+    {SM_NONE, NULL, NULL, 0},
 };
 
 static const method_spec list_methods[] = {
-    {"len", "", 'I'},
-    {"push", "x:T", 'N'},
-    {"pop", "", 'O'},
-    {"get", "i:I", 'O'},
-    {"contains", "x:T", 'B'},
-    {"insert", "i:I x:T", 'N'},
-    {"remove", "i:I", 'T'},
-    {"slice", "from:I to:I", 'L'},
-    {NULL, NULL, 0},
+    {SM_LIST_LEN, "len", "", 'I'},
+    {SM_LIST_PUSH, "push", "x:T", 'N'},
+    {SM_LIST_POP, "pop", "", 'O'},
+    {SM_LIST_GET, "get", "i:I", 'O'},
+    {SM_LIST_CONTAINS, "contains", "x:T", 'B'},
+    {SM_LIST_INSERT, "insert", "i:I x:T", 'N'},
+    {SM_LIST_REMOVE, "remove", "i:I", 'T'},
+    {SM_LIST_SLICE, "slice", "from:I to:I", 'L'},
+    {SM_NONE, NULL, NULL, 0},
 };
 
 static const method_spec map_methods[] = {
-    {"len", "", 'I'},
-    {"get", "k:K", 'P'},
-    {"has", "k:K", 'B'},
-    {"set", "k:K v:V", 'N'},
-    {"remove", "k:K", 'P'},
-    {"keys", "", 'X'},
-    {"values", "", 'W'},
-    {NULL, NULL, 0},
+    {SM_MAP_LEN, "len", "", 'I'},
+    {SM_MAP_GET, "get", "k:K", 'P'},
+    {SM_MAP_HAS, "has", "k:K", 'B'},
+    {SM_MAP_SET, "set", "k:K v:V", 'N'},
+    {SM_MAP_REMOVE, "remove", "k:K", 'P'},
+    {SM_MAP_KEYS, "keys", "", 'X'},
+    {SM_MAP_VALUES, "values", "", 'W'},
+    {SM_NONE, NULL, NULL, 0},
 };
 
 static const method_spec chan_methods[] = {
-    {"send", "v:T", 'N'},
-    {"recv", "", 'O'},
-    {"close", "", 'N'},
-    {"len", "", 'I'},
-    {NULL, NULL, 0},
+    {SM_CHAN_SEND, "send", "v:T", 'N'},
+    {SM_CHAN_RECV, "recv", "", 'O'},
+    {SM_CHAN_CLOSE, "close", "", 'N'},
+    {SM_CHAN_LEN, "len", "", 'I'},
+    {SM_NONE, NULL, NULL, 0},
 };
 
 static const method_spec task_methods[] = {
-    {"join", "", 'T'},
-    {NULL, NULL, 0},
+    {SM_TASK_JOIN, "join", "", 'T'},
+    {SM_TASK_CANCEL, "cancel", "", 'N'},
+    {SM_NONE, NULL, NULL, 0},
 };
 
 static const method_spec *methods_for(const sema_type *t) {
@@ -101,13 +103,15 @@ static sema_type *code_type(sema_ctx *c, const sema_type *recv, char code) {
     }
 }
 
-sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name) {
+sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name, sema_method *id) {
     const method_spec *m = methods_for(recv);
     if (!m || !name)
         return NULL;
     for (; m->name; m++) {
         if (strcmp(m->name, name) != 0)
             continue;
+        if (id)
+            *id = m->id;
         sema_sig *sig = base_alloc(c->arena, sizeof *sig);
         size_t wl = strlen(name) + 8;
         char *what = base_alloc(c->arena, wl);
@@ -139,7 +143,7 @@ const char *sema_builtin_methods_of(const sema_type *recv) {
     case TY_LIST: return "len, push, pop, get, contains, insert, remove, slice";
     case TY_MAP: return "len, get, has, set, remove, keys, values";
     case TY_CHAN: return "send, recv, close, len";
-    case TY_TASK: return "join";
+    case TY_TASK: return "join, cancel";
     default: return NULL;
     }
 }

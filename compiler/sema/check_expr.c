@@ -1,8 +1,9 @@
-/* check_expr.c: the types of expressions. Every checked node gets its type
- * in node->type (identifiers also their symbol in node->sym); an
- * expression already reported gets the error type, which is assignable
- * everywhere, so one mistake gives one message. Constant operands are
- * folded as they are checked, which is how constant overflow is found. */
+/* check_expr.c: the types of expressions (calls are check_call.c's). Every
+ * checked node gets its type in node->type (identifiers also their symbol
+ * in node->sym); an expression already reported gets the error type, which
+ * is assignable everywhere, so one mistake gives one message. Constant
+ * operands are folded as they are checked, which is how constant overflow
+ * is found. */
 #include "sema/sema_internal.h"
 
 #include <stdlib.h>
@@ -65,7 +66,7 @@ const sema_const *sema_const_of(const sema_ctx *c, const ast_node *e) {
 /* Charges n bytes of compile-time string work done for e. Past the budget
  * it reports once (later charges fail quietly) and the caller makes e an
  * error, which stops cascades. */
-static bool charge_const_work(sema_ctx *c, const ast_node *e, uint64_t n) {
+bool sema_charge_const_work(sema_ctx *c, const ast_node *e, uint64_t n) {
     c->const_work += n;
     if (c->const_work <= SEMA_MAX_CONST_WORK)
         return true;
@@ -129,168 +130,9 @@ sema_type *sema_check_value(sema_ctx *c, ast_node *e, sema_type *to, const char 
     return e->type;
 }
 
-/* Checks the arguments of a call that already failed, so errors inside
- * them are still found. */
-static void check_args_loose(sema_ctx *c, ast_node *call) {
-    for (uint32_t i = 0; i < call->list.len; i++) {
-        ast_node *a = call->list.items[i];
-        if (a->a)
-            sema_check_expr(c, a->a, NULL);
-        a->type = a->a ? a->a->type : c->t_error;
-    }
-}
-
-/* A range written as a positional argument, `f(10ms..300ms)`, stands for
- * two positional arguments, its inclusive bounds, when the parameter it
- * lands on and the next one are both Int or both Duration (std.test's
- * net.latency(min, max)). The call is rewritten in place, so code
- * generation sees two plain arguments; `a..b` passes b minus one unit (1 or
- * 1ns). Anywhere else a range stays an error. */
-static void spread_range_arg(sema_ctx *c, ast_node *call, uint32_t i, const sema_sig *sig, uint32_t pos) {
-    if (pos + 1 >= sig->nparams)
-        return;
-    sema_type *t = sig->params[pos].type;
-    if (t != sig->params[pos + 1].type || (t != c->t_int && t != c->t_duration))
-        return;
-    ast_node *arg = call->list.items[i];
-    ast_node *range = arg->a;
-    ast_node *hi = range->b;
-    if (!(range->flags & AST_F_INCLUSIVE)) {
-        ast_node *one = ast_new(c->arena, t == c->t_int ? AST_INT : AST_DURATION, hi->span);
-        one->ival = 1;
-        ast_node *minus = ast_new(c->arena, AST_BINARY, hi->span);
-        minus->op = AST_OP_SUB;
-        minus->a = hi;
-        minus->b = one;
-        hi = minus;
-    }
-    ast_node *second = ast_new(c->arena, AST_ARG, hi->span);
-    second->a = hi;
-    arg->a = range->a;
-    base_vec_push(c->arena, &call->list, NULL);
-    for (uint32_t k = call->list.len - 1; k > i + 1; k--)
-        call->list.items[k] = call->list.items[k - 1];
-    call->list.items[i + 1] = second;
-}
-
-/* Positional arguments first, then labelled ones in any order; a label
- * names any parameter. `deadline:` and `to:` are the extra labels of
- * remote calls. */
-sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline,
-                                uint32_t first_arg) {
-    uint32_t n = sig->nparams;
-    ast_node **given = base_alloc(c->arena, sizeof(ast_node *) * (n ? n : 1));
-    bool seen_named = false, seen_deadline = false, seen_to = false;
-    uint32_t pos = 0;
-    char what[160];
-    for (uint32_t i = first_arg; i < call->list.len; i++) {
-        ast_node *a = call->list.items[i];
-        if (!a->a) {
-            DIAG_INTERNAL(c->d, "argument without a value");
-            continue;
-        }
-        if (!a->name) {
-            if (seen_named) {
-                diag_report(c->d, DIAG_ERROR, a->span, "a positional argument cannot follow a labelled one");
-                sema_check_expr(c, a->a, NULL);
-                a->type = c->t_error;
-                continue;
-            }
-            if (pos >= n) {
-                diag_report(c->d, DIAG_ERROR, a->span, "too many arguments to %s: it takes %u", sig->what, n);
-                sema_check_expr(c, a->a, NULL);
-                a->type = c->t_error;
-                pos++;
-                continue;
-            }
-            if (a->a->kind == AST_RANGE)
-                spread_range_arg(c, call, i, sig, pos);
-            given[pos] = a;
-            snprintf(what, sizeof what, "argument '%s' of %s", sig->params[pos].name ? sig->params[pos].name : "_",
-                     sig->what);
-            a->type = sema_check_value(c, a->a, sig->params[pos].type, what);
-            pos++;
-            continue;
-        }
-        seen_named = true;
-        uint32_t k = 0;
-        while (k < n && sig->params[k].name != a->name)
-            k++;
-        if (k == n) {
-            if (allow_deadline && a->name == c->n_deadline) {
-                if (seen_deadline)
-                    diag_report(c->d, DIAG_ERROR, name_at(a), "argument 'deadline' is given more than once");
-                seen_deadline = true;
-                a->type = sema_check_value(c, a->a, c->t_duration, "deadline");
-                continue;
-            }
-            if (allow_deadline && a->name == c->n_to) {
-                if (seen_to)
-                    diag_report(c->d, DIAG_ERROR, name_at(a), "argument 'to' is given more than once");
-                seen_to = true;
-                a->type = sema_check_value(c, a->a, c->t_string, "to");
-                continue;
-            }
-            if (a->name == c->n_deadline || a->name == c->n_to)
-                diag_report(c->d, DIAG_ERROR, name_at(a),
-                            "%s: applies only to a remote rpc call (Service.rpc(...) from outside the service)",
-                            a->name);
-            else
-                diag_report(c->d, DIAG_ERROR, name_at(a), "unknown argument label '%s': %s has no parameter '%s'",
-                            a->name, sig->what, a->name);
-            sema_check_expr(c, a->a, NULL);
-            a->type = c->t_error;
-            continue;
-        }
-        if (given[k]) {
-            diag_report(c->d, DIAG_ERROR, name_at(a), "argument '%s' is given more than once", a->name);
-            sema_check_expr(c, a->a, NULL);
-            a->type = c->t_error;
-            continue;
-        }
-        given[k] = a;
-        snprintf(what, sizeof what, "argument '%s' of %s", a->name, sig->what);
-        a->type = sema_check_value(c, a->a, sig->params[k].type, what);
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        if (!given[k] && !sig->params[k].dflt)
-            diag_report(c->d, DIAG_ERROR, sema_end_span(call->span), "missing argument '%s' in call to %s",
-                        sig->params[k].name ? sig->params[k].name : "_", sig->what);
-        /* a default is generated at each call that leaves it out */
-        const sema_const *d = given[k] ? NULL : sema_const_of(c, sig->params[k].dflt);
-        if (d && d->kind == CV_STRING && !charge_const_work(c, call, d->slen))
-            return c->t_error;
-    }
-    return sig->result;
-}
-
-/* A call of a function value: positional arguments only. */
-static sema_type *call_fn_value(sema_ctx *c, ast_node *call, sema_type *ft) {
-    uint32_t n = ft->nitems;
-    uint32_t i = 0;
-    for (; i < call->list.len; i++) {
-        ast_node *a = call->list.items[i];
-        if (a->name) {
-            diag_report(c->d, DIAG_ERROR, name_at(a), "a function value takes positional arguments only");
-            sema_check_expr(c, a->a, NULL);
-            continue;
-        }
-        if (i >= n) {
-            diag_report(c->d, DIAG_ERROR, a->span, "too many arguments: the function takes %u", n);
-            sema_check_expr(c, a->a, NULL);
-            continue;
-        }
-        a->type = sema_check_value(c, a->a, ft->items[i], "argument");
-    }
-    if (call->list.len < n)
-        diag_report(c->d, DIAG_ERROR, sema_end_span(call->span), "not enough arguments: the function takes %u, found %u",
-                    n, call->list.len);
-    return ft->elem;
-}
-
 /* ---- names ---- */
 
-static sema_type *value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
+sema_type *sema_value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
     e->sym = s;
     s->used = true;
     if (s->owner && s->kind == SYM_LOCAL)
@@ -307,7 +149,7 @@ static sema_type *value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
             return c->t_error;
         if (s->cval) {
             /* a use in code is emitted; one in a constant is folded (and that is charged) */
-            if (c->fn && s->cval->kind == CV_STRING && !charge_const_work(c, e, s->cval->slen))
+            if (c->fn && s->cval->kind == CV_STRING && !sema_charge_const_work(c, e, s->cval->slen))
                 return c->t_error;
             sema_set_const(c, e, s->cval);
         }
@@ -334,13 +176,14 @@ static sema_type *check_ident(sema_ctx *c, ast_node *e) {
         if (e->name == c->n_underscore)
             diag_report(c->d, DIAG_ERROR, e->span, "'_' is not a value");
         else
-            diag_report(c->d, DIAG_ERROR, e->span, "unknown name '%s'", e->name ? e->name : "?");
+            diag_report(c->d, DIAG_ERROR, e->span, "unknown name '%s'%s", e->name ? e->name : "?",
+                        sema_import_hint(c, e->name));
         return c->t_error;
     }
-    return value_of_sym(c, e, s);
+    return sema_value_of_sym(c, e, s);
 }
 
-static const char *union_hint(sema_ctx *c, sema_type *t) {
+const char *sema_union_hint(sema_ctx *c, sema_type *t) {
     if (ty_has_member(t, c->t_none))
         return ": it may be none; narrow it with `match`, `is` or `!= none` first";
     return ": narrow it with `match` or `is` first";
@@ -352,7 +195,7 @@ static sema_type *check_field_access(sema_ctx *c, ast_node *e) {
     if (failed)
         return c->t_error;
     if (p && e->kind == AST_FIELD_ACCESS)
-        return value_of_sym(c, e, p);
+        return sema_value_of_sym(c, e, p);
     if (e->a && (e->a->kind == AST_IDENT || e->a->kind == AST_FIELD_ACCESS)) {
         sema_sym *q = sema_resolve_path(c, e->a, &failed);
         if (failed)
@@ -377,340 +220,17 @@ static sema_type *check_field_access(sema_ctx *c, ast_node *e) {
         if (f)
             return f->type;
     }
-    if (sema_builtin_method(c, t, e->name)) {
+    if (sema_builtin_method(c, t, e->name, NULL) || sema_user_method(t, e->name)) {
         diag_report(c->d, DIAG_ERROR, name_at(e), "method '%s' of %s must be called", e->name, ty_str(c, t));
         return c->t_error;
     }
     if (t->kind == TY_UNION) {
         diag_report(c->d, DIAG_ERROR, name_at(e), "cannot access '%s' on a value of type %s%s", e->name, ty_str(c, t),
-                    union_hint(c, t));
+                    sema_union_hint(c, t));
         return c->t_error;
     }
     diag_report(c->d, DIAG_ERROR, name_at(e), "type %s has no field '%s'", ty_str(c, t), e->name);
     return c->t_error;
-}
-
-/* ---- calls ---- */
-
-static sema_type *check_builtin_call(sema_ctx *c, ast_node *e, sema_sym *s) {
-    ast_node *callee = e->a;
-    callee->sym = s;
-    if (e->list.len != 1 || ((ast_node *)e->list.items[0])->name) {
-        diag_report(c->d, DIAG_ERROR, e->span, "%s takes one positional argument", s->name);
-        check_args_loose(c, e);
-        return s->builtin == BI_PANIC ? c->t_never : c->t_none;
-    }
-    ast_node *a = e->list.items[0];
-    if (s->builtin == BI_PRINT) {
-        /* print takes any value and prints it as interpolation would */
-        a->type = sema_check_expr(c, a->a, NULL);
-        return c->t_none;
-    }
-    a->type = sema_check_value(c, a->a, c->t_string, "panic");
-    return c->t_never;
-}
-
-static sema_type *call_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
-    ast_node *callee = e->a;
-    callee->sym = s;
-    s->used = true;
-    switch (s->kind) {
-    case SYM_BUILTIN:
-        return check_builtin_call(c, e, s);
-    case SYM_FN:
-        sema_resolve_sym(c, s);
-        callee->type = s->type;
-        if (!s->sig) {
-            check_args_loose(c, e);
-            return c->t_error;
-        }
-        return sema_check_call_args(c, e, s->sig, false, 0);
-    case SYM_TYPE:
-        if (s->builtin == GEN_CHAN || s->builtin == GEN_MAP)
-            diag_report(c->d, DIAG_ERROR, callee->span, "%s needs its type arguments: %s", s->name,
-                        s->builtin == GEN_CHAN ? "Chan[T](capacity)" : "Map[K, V]()");
-        else if (s->type && s->type->kind == TY_STRUCT)
-            diag_report(c->d, DIAG_ERROR, callee->span, "'%s' is a struct: build it with %s { field: value }",
-                        s->name, s->name);
-        else
-            diag_report(c->d, DIAG_ERROR, callee->span, "type '%s' cannot be called", s->name);
-        check_args_loose(c, e);
-        return c->t_error;
-    default: {
-        sema_type *t = value_of_sym(c, callee, s);
-        callee->type = t;
-        if (ty_is_error(t)) {
-            check_args_loose(c, e);
-            return c->t_error;
-        }
-        if (t->kind != TY_FN) {
-            diag_report(c->d, DIAG_ERROR, callee->span, "'%s' has type %s and cannot be called", s->name,
-                        ty_str(c, t));
-            check_args_loose(c, e);
-            return c->t_error;
-        }
-        return call_fn_value(c, e, t);
-    }
-    }
-}
-
-static sema_type *call_rpc(sema_ctx *c, ast_node *e, sema_sym *svc) {
-    ast_node *callee = e->a;
-    callee->a->sym = svc;
-    svc->used = true;
-    sema_sym *m = scope_find_local(svc->members, callee->name);
-    bool inside = c->fn && c->fn->service == svc;
-    if (!m || m->kind != SYM_FN || (!m->is_rpc && !inside)) {
-        if (m && m->kind == SYM_FN)
-            diag_report(c->d, DIAG_ERROR, name_at(callee),
-                        "'%s' is a helper of service '%s', not an rpc: only rpcs can be called from outside",
-                        callee->name, svc->name);
-        else
-            diag_report(c->d, DIAG_ERROR, name_at(callee), "service '%s' has no rpc '%s'", svc->name, callee->name);
-        check_args_loose(c, e);
-        return c->t_error;
-    }
-    callee->sym = m;
-    sema_resolve_sym(c, m);
-    if (!m->sig) {
-        check_args_loose(c, e);
-        return c->t_error;
-    }
-    callee->type = m->type;
-    sema_type *r = sema_check_call_args(c, e, m->sig, !inside, 0);
-    if (inside)
-        return r; /* a call within the service is a plain local call */
-    e->flags |= AST_F_REMOTE;
-    return ty_union2(c, r, c->t_rpc_error);
-}
-
-/* `Chan[T](cap)` and `Map[K, V]()`: the callee is a generic type applied to
- * type arguments, written as an index expression or a type name. */
-static bool type_args_of(sema_ctx *c, ast_node *callee, sema_sym **gen, base_vec *args, base_span *at) {
-    if (callee->kind == AST_TYPE_NAME) {
-        sema_sym *s = callee->name ? scope_lookup(c->scope, callee->name) : NULL;
-        if (!s || s->kind != SYM_TYPE || (s->builtin != GEN_CHAN && s->builtin != GEN_MAP) || !callee->list.len)
-            return false;
-        *gen = s;
-        *args = callee->list;
-        *at = callee->span;
-        return true;
-    }
-    if (callee->kind == AST_INDEX && callee->a && callee->a->kind == AST_IDENT) {
-        sema_sym *s = scope_lookup(c->scope, callee->a->name);
-        if (!s || s->kind != SYM_TYPE || (s->builtin != GEN_CHAN && s->builtin != GEN_MAP))
-            return false;
-        *gen = s;
-        *args = callee->list;
-        *at = callee->span;
-        return true;
-    }
-    return false;
-}
-
-/* An expression written where a type is meant (inside Chan[...]) read as
- * the type it spells. */
-static sema_type *expr_as_type(sema_ctx *c, ast_node *x) {
-    switch (x->kind) {
-    case AST_TYPE_NAME: case AST_TYPE_LIST: case AST_TYPE_OPTIONAL: case AST_TYPE_UNION: case AST_TYPE_FN:
-        return sema_resolve_type(c, x);
-    case AST_IDENT: {
-        ast_node tmp = *x;
-        tmp.kind = AST_TYPE_NAME;
-        tmp.list = (base_vec){0};
-        sema_type *t = sema_resolve_type(c, &tmp);
-        x->type = t;
-        x->sym = tmp.sym;
-        return t;
-    }
-    case AST_INDEX:
-        if (x->a && x->a->kind == AST_IDENT) {
-            ast_node tmp = *x->a;
-            tmp.kind = AST_TYPE_NAME;
-            tmp.span = x->span;
-            base_vec conv = {0};
-            for (uint32_t i = 0; i < x->list.len; i++) {
-                ast_node *arg = x->list.items[i];
-                sema_type *at = expr_as_type(c, arg);
-                (void)at;
-                base_vec_push(c->arena, &conv, arg);
-            }
-            /* resolve the generic by name with pre-resolved arguments */
-            sema_sym *s = scope_lookup(c->scope, tmp.name);
-            if (s && s->kind == SYM_TYPE && s->builtin == GEN_MAP && conv.len == 2)
-                return ty_map(c, ((ast_node *)conv.items[0])->type, ((ast_node *)conv.items[1])->type);
-            if (s && s->kind == SYM_TYPE && s->builtin == GEN_CHAN && conv.len == 1)
-                return ty_chan(c, ((ast_node *)conv.items[0])->type);
-            if (s && s->kind == SYM_TYPE && s->builtin == GEN_TASK && conv.len == 1)
-                return ty_task(c, ((ast_node *)conv.items[0])->type);
-        }
-        break;
-    case AST_LIST_LIT:
-        if (x->list.len == 1) {
-            sema_type *t = ty_list(c, expr_as_type(c, x->list.items[0]));
-            x->type = t;
-            return t;
-        }
-        break;
-    default:
-        break;
-    }
-    diag_report(c->d, DIAG_ERROR, x->span, "expected a type");
-    return c->t_error;
-}
-
-static sema_type *call_constructor(sema_ctx *c, ast_node *e, sema_sym *gen, base_vec args, base_span at) {
-    uint32_t want = gen->builtin == GEN_MAP ? 2 : 1;
-    if (args.len != want) {
-        diag_report(c->d, DIAG_ERROR, at, "%s takes %u type argument%s", gen->name, want, want == 1 ? "" : "s");
-        check_args_loose(c, e);
-        return c->t_error;
-    }
-    sema_type *ta[2];
-    for (uint32_t i = 0; i < want; i++) {
-        ast_node *x = args.items[i];
-        ta[i] = x->kind >= AST_TYPE_NAME && x->kind <= AST_TYPE_FN ? sema_resolve_type(c, x) : expr_as_type(c, x);
-    }
-    e->a->type = NULL;
-    if (gen->builtin == GEN_MAP) {
-        if (!ty_is_error(ta[0]) && !ty_comparable(ta[0])) {
-            diag_report(c->d, DIAG_ERROR, at, "map key type %s is not comparable", ty_str(c, ta[0]));
-            return c->t_error;
-        }
-        if (e->list.len) {
-            diag_report(c->d, DIAG_ERROR, ((ast_node *)e->list.items[0])->span, "Map[K, V]() takes no arguments");
-            check_args_loose(c, e);
-        }
-        return ty_map(c, ta[0], ta[1]);
-    }
-    /* Chan[T](capacity): capacity 0 (the default) is unbuffered */
-    sema_param cap = {.name = c->n_cap, .type = c->t_int, .dflt = NULL};
-    ast_node zero = {0};
-    cap.dflt = &zero;
-    sema_sig sig = {.what = "Chan", .params = &cap, .nparams = 1, .result = ty_chan(c, ta[0])};
-    sema_check_call_args(c, e, &sig, false, 0);
-    for (uint32_t i = 0; i < e->list.len; i++) {
-        ast_node *a = e->list.items[i];
-        const sema_const *k = a->a ? sema_const_of(c, a->a) : NULL;
-        if (k && k->kind == CV_INT && k->i < 0)
-            diag_report(c->d, DIAG_ERROR, a->span, "a channel's capacity cannot be negative");
-    }
-    return sig.result;
-}
-
-static sema_type *check_method_call(sema_ctx *c, ast_node *e, sema_type *t) {
-    ast_node *callee = e->a;
-    if (t->kind == TY_STRUCT) {
-        sema_field *f = ty_field(t, callee->name);
-        if (f) {
-            callee->type = f->type;
-            if (f->type->kind == TY_FN)
-                return call_fn_value(c, e, f->type);
-            if (ty_is_error(f->type)) {
-                check_args_loose(c, e);
-                return c->t_error;
-            }
-            diag_report(c->d, DIAG_ERROR, name_at(callee), "field '%s' has type %s and cannot be called", callee->name,
-                        ty_str(c, f->type));
-            check_args_loose(c, e);
-            return c->t_error;
-        }
-    }
-    sema_sig *sig = sema_builtin_method(c, t, callee->name);
-    if (!sig) {
-        const char *list = sema_builtin_methods_of(t);
-        if (t->kind == TY_UNION)
-            diag_report(c->d, DIAG_ERROR, name_at(callee), "cannot call '%s' on a value of type %s%s", callee->name,
-                        ty_str(c, t), union_hint(c, t));
-        else if (list)
-            diag_report(c->d, DIAG_ERROR, name_at(callee), "type %s has no method '%s' (its methods: %s)",
-                        ty_str(c, t), callee->name, list);
-        else
-            diag_report(c->d, DIAG_ERROR, name_at(callee), "type %s has no method '%s'", ty_str(c, t), callee->name);
-        check_args_loose(c, e);
-        return c->t_error;
-    }
-    if (t->kind == TY_LIST && strcmp(callee->name, "contains") == 0 && !ty_comparable(t->elem)) {
-        diag_report(c->d, DIAG_ERROR, name_at(callee), "contains needs comparable elements, not %s",
-                    ty_str(c, t->elem));
-        check_args_loose(c, e);
-        return c->t_bool;
-    }
-    return sema_check_call_args(c, e, sig, false, 0);
-}
-
-static sema_type *check_call(sema_ctx *c, ast_node *e) {
-    ast_node *callee = e->a;
-    if (!callee) {
-        DIAG_INTERNAL(c->d, "call without a callee");
-        return c->t_error;
-    }
-    sema_sym *gen = NULL;
-    base_vec targs;
-    base_span tat;
-    if (type_args_of(c, callee, &gen, &targs, &tat))
-        return call_constructor(c, e, gen, targs, tat);
-    if (callee->kind == AST_IDENT || callee->kind == AST_FIELD_ACCESS) {
-        bool failed = false;
-        sema_sym *p = sema_resolve_path(c, callee, &failed);
-        if (failed) {
-            check_args_loose(c, e);
-            return c->t_error;
-        }
-        if (p)
-            return call_sym(c, e, p);
-        if (callee->kind == AST_IDENT) {
-            diag_report(c->d, DIAG_ERROR, callee->span, "unknown name '%s'", callee->name ? callee->name : "?");
-            check_args_loose(c, e);
-            return c->t_error;
-        }
-        if (callee->a->kind == AST_IDENT || callee->a->kind == AST_FIELD_ACCESS) {
-            sema_sym *q = sema_resolve_path(c, callee->a, &failed);
-            if (failed) {
-                check_args_loose(c, e);
-                return c->t_error;
-            }
-            if (q && q->kind == SYM_SERVICE)
-                return call_rpc(c, e, q);
-            if (q && q->kind == SYM_TYPE) {
-                callee->a->sym = q;
-                if (q->type == c->t_instant && callee->name == c->n_now) {
-                    if (e->list.len)
-                        diag_report(c->d, DIAG_ERROR, ((ast_node *)e->list.items[0])->span,
-                                    "Instant.now() takes no arguments");
-                    check_args_loose(c, e);
-                    return c->t_instant;
-                }
-                diag_report(c->d, DIAG_ERROR, name_at(callee), "type '%s' has no function '%s'", q->name,
-                            callee->name);
-                check_args_loose(c, e);
-                return c->t_error;
-            }
-            if (q && (q->kind == SYM_CLUSTER || q->kind == SYM_BUILTIN || q->kind == SYM_TEST)) {
-                diag_report(c->d, DIAG_ERROR, callee->a->span, "'%s' is a %s and has no members", q->name,
-                            sym_kind_name(q));
-                check_args_loose(c, e);
-                return c->t_error;
-            }
-        }
-        sema_type *t = sema_check_expr(c, callee->a, NULL);
-        if (ty_is_error(t)) {
-            check_args_loose(c, e);
-            return c->t_error;
-        }
-        return check_method_call(c, e, t);
-    }
-    sema_type *t = sema_check_expr(c, callee, NULL);
-    if (ty_is_error(t)) {
-        check_args_loose(c, e);
-        return c->t_error;
-    }
-    if (t->kind != TY_FN) {
-        diag_report(c->d, DIAG_ERROR, callee->span, "a value of type %s cannot be called", ty_str(c, t));
-        check_args_loose(c, e);
-        return c->t_error;
-    }
-    return call_fn_value(c, e, t);
 }
 
 /* ---- operators ---- */
@@ -730,6 +250,7 @@ const char *sema_op_text(int op) {
     case AST_OP_GE: return ">=";
     case AST_OP_AND: return "&&";
     case AST_OP_OR: return "||";
+    case AST_OP_COALESCE: return "??";
     default: return "?";
     }
 }
@@ -803,12 +324,12 @@ static void fold_arith(sema_ctx *c, ast_node *e, int op, const sema_const *l, co
 
 /* False only when the comparison is over the budget (reported). */
 static bool fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, const sema_const *r) {
-    if (!l || !r || l->kind != r->kind)
+    if (!l || !r || l->kind != r->kind || l->kind == CV_LIST || l->kind == CV_MAP)
         return true;
     int cmp;
     if (l->kind == CV_STRING) {
         size_t n = l->slen < r->slen ? l->slen : r->slen;
-        if (!charge_const_work(c, e, n))
+        if (!sema_charge_const_work(c, e, n))
             return false;
         cmp = memcmp(l->s, r->s, n);
         if (cmp == 0)
@@ -832,8 +353,39 @@ static bool fold_compare(sema_ctx *c, ast_node *e, int op, const sema_const *l, 
     return true;
 }
 
+/* a ?? b: a's value unless it is none, then b (evaluated only then). a
+ * must be optional; b goes where a's value would (its type without None)
+ * or is itself optional, making the result optional (a ?? b ?? c). */
+static sema_type *check_coalesce(sema_ctx *c, ast_node *e) {
+    sema_type *l = sema_check_expr(c, e->a, NULL);
+    if (ty_is_error(l)) {
+        sema_check_expr(c, e->b, NULL);
+        return c->t_error;
+    }
+    if (!ty_has_member(l, c->t_none) || l->kind == TY_NONE) {
+        diag_report(c->d, DIAG_ERROR, e->a->span,
+                    "`??` needs an optional on its left, found %s%s", ty_str(c, l),
+                    l->kind == TY_NONE ? " (always none)" : ", which is never none");
+        sema_check_expr(c, e->b, NULL);
+        return c->t_error;
+    }
+    sema_type *some = ty_without(c, l, c->t_none);
+    sema_type *r = sema_check_expr(c, e->b, some);
+    if (ty_is_error(r))
+        return c->t_error;
+    if (ty_assignable(r, some))
+        return some;
+    if (ty_assignable(r, l))
+        return l;
+    diag_report(c->d, DIAG_ERROR, e->b->span, "mismatched types: the default after `??` must be %s (or %s), found %s",
+                ty_str(c, some), ty_str(c, l), ty_str(c, r));
+    return c->t_error;
+}
+
 static sema_type *check_binary(sema_ctx *c, ast_node *e) {
     int op = e->op;
+    if (op == AST_OP_COALESCE)
+        return check_coalesce(c, e);
     if (op == AST_OP_AND || op == AST_OP_OR) {
         sema_check_value(c, e->a, c->t_bool, op == AST_OP_AND ? "&&" : "||");
         /* `x != none && x.f`: the right operand sees what the left proved */
@@ -847,7 +399,8 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
         return c->t_bool;
     }
     sema_type *l = sema_check_expr(c, e->a, NULL);
-    sema_type *r = sema_check_expr(c, e->b, NULL);
+    /* `xs == []`: a literal on the right takes its type from the left */
+    sema_type *r = sema_check_expr(c, e->b, op == AST_OP_EQ || op == AST_OP_NE ? l : NULL);
     if (ty_is_error(l) || ty_is_error(r))
         return op >= AST_OP_EQ && op <= AST_OP_GE ? c->t_bool : c->t_error;
     const sema_const *lc = sema_const_of(c, e->a), *rc = sema_const_of(c, e->b);
@@ -856,15 +409,16 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
             diag_report(c->d, DIAG_ERROR, e->span, "cannot compare %s with %s", ty_str(c, l), ty_str(c, r));
             return c->t_bool;
         }
-        /* a union compares with a value of a comparable member: the tag
-         * first, then the value (as Swift compares an optional) */
+        /* a union compares with a value of one of its members: the tag
+         * first, then the value (as Swift compares an optional); lists,
+         * maps and structs compare structurally */
         bool with_none = l->kind == TY_NONE || r->kind == TY_NONE;
-        bool ok = with_none || (ty_comparable(l) && ty_assignable(l, r)) || (ty_comparable(r) && ty_assignable(r, l));
+        bool ok = with_none || (ty_equatable(l) && ty_assignable(l, r)) || (ty_equatable(r) && ty_assignable(r, l));
         if (!ok) {
             diag_report(c->d, DIAG_ERROR, e->span,
-                        "values of type %s cannot be compared with %s (only Int, Bool, String, Bytes, Duration, "
-                        "Instant, none and unions of them)",
-                        ty_str(c, ty_comparable(l) ? r : l), sema_op_text(op));
+                        "values of type %s cannot be compared with %s (channels, tasks and functions have no ==, "
+                        "nor do values that hold them)",
+                        ty_str(c, ty_equatable(l) ? r : l), sema_op_text(op));
             return c->t_bool;
         }
         return fold_compare(c, e, op, lc, rc) ? c->t_bool : c->t_error;
@@ -893,7 +447,7 @@ static sema_type *check_binary(sema_ctx *c, ast_node *e) {
     if (res->kind == TY_STRING) {
         if (lc && rc && lc->kind == CV_STRING && rc->kind == CV_STRING) {
             uint64_t len = (uint64_t)lc->slen + rc->slen;
-            if (!string_const_fits(c, e, len, "a folded string") || !charge_const_work(c, e, len))
+            if (!string_const_fits(c, e, len, "a folded string") || !sema_charge_const_work(c, e, len))
                 return e->type = c->t_error;
             sema_const *k = base_alloc(c->arena, sizeof *k);
             k->kind = CV_STRING;
@@ -950,10 +504,12 @@ static sema_type *check_is(sema_ctx *c, ast_node *e) {
     sema_type *want = sema_resolve_type(c, e->b);
     if (ty_is_error(t) || ty_is_error(want))
         return c->t_bool;
-    if (!ty_subset(want, t)) {
+    /* a member that a narrowing ruled out (`assert s is String` then
+     * `s is Int`) is a test with a known answer, not a mistake */
+    sema_type *declared = sema_unnarrowed_type(e->a);
+    if (!ty_subset(want, t) && !(declared && ty_subset(want, declared)))
         diag_report(c->d, DIAG_ERROR, e->b->span, "`is %s` can never be true: the value has type %s",
                     ty_str(c, ty_without(c, want, t)), ty_str(c, t));
-    }
     return c->t_bool;
 }
 
@@ -996,7 +552,34 @@ static sema_type *unify(sema_ctx *c, sema_type *acc, ast_node *el, bool *has_non
     return acc;
 }
 
+/* A list or map literal of constants is a constant (`const WORKERS =
+ * ["w1", "w2"]`): each use makes the literal afresh. */
+static sema_type *mark_const_lit(sema_ctx *c, ast_node *e, sema_type *t) {
+    if (ty_is_error(t))
+        return t;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *x = e->list.items[i];
+        if (e->kind == AST_MAP_LIT ? !sema_const_of(c, x->a) || !sema_const_of(c, x->b) : !sema_const_of(c, x))
+            return t;
+    }
+    sema_const *k = base_alloc(c->arena, sizeof *k);
+    k->kind = e->kind == AST_MAP_LIT ? CV_MAP : CV_LIST;
+    sema_set_const(c, e, k);
+    return t;
+}
+
+static sema_type *check_list_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected);
+static sema_type *check_map_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected);
+
 static sema_type *check_list_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+    return mark_const_lit(c, e, check_list_lit_parts(c, e, expected));
+}
+
+static sema_type *check_map_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+    return mark_const_lit(c, e, check_map_lit_parts(c, e, expected));
+}
+
+static sema_type *check_list_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected) {
     if (expected && ty_is_error(expected)) {
         /* the annotation was already reported: check the parts quietly */
         for (uint32_t i = 0; i < e->list.len; i++)
@@ -1028,7 +611,7 @@ static sema_type *check_list_lit(sema_ctx *c, ast_node *e, sema_type *expected) 
     return ty_list(c, acc);
 }
 
-static sema_type *check_map_lit(sema_ctx *c, ast_node *e, sema_type *expected) {
+static sema_type *check_map_lit_parts(sema_ctx *c, ast_node *e, sema_type *expected) {
     if (expected && ty_is_error(expected)) {
         for (uint32_t i = 0; i < e->list.len; i++) {
             ast_node *en = e->list.items[i];
@@ -1087,7 +670,7 @@ static sema_type *check_struct_lit(sema_ctx *c, ast_node *e) {
         t = c->t_error;
     }
     if (ty_is_error(t)) {
-        check_args_loose(c, e);
+        sema_check_args_loose(c, e);
         return c->t_error;
     }
     if (t->sym)
@@ -1161,7 +744,7 @@ static sema_type *check_index(sema_ctx *c, ast_node *e) {
         sema_check_expr(c, ix, NULL);
         if (t->kind == TY_UNION)
             diag_report(c->d, DIAG_ERROR, e->span, "cannot index a value of type %s%s", ty_str(c, t),
-                        union_hint(c, t));
+                        sema_union_hint(c, t));
         else if (t->kind == TY_STRING)
             diag_report(c->d, DIAG_ERROR, e->span, "a String cannot be indexed: use s.bytes()[i] or s.split(...)");
         else
@@ -1183,6 +766,59 @@ static sema_type *check_spawn(sema_ctx *c, ast_node *e) {
     if (ty_is_error(t))
         return c->t_error;
     return ty_task(c, t->kind == TY_NEVER ? c->t_none : t);
+}
+
+/* fn(x: Int) -> Int { ... }: a function value whose body sees the
+ * enclosing locals (a `var` is shared, as a spawn block shares it). Its
+ * parameters need types and take no defaults (a function value is called
+ * with positional arguments); without `-> T` it returns None. */
+static sema_type *check_fn_lit(sema_ctx *c, ast_node *e) {
+    uint32_t np = e->list.len;
+    if (np > SEMA_MAX_PARAMS) {
+        diag_report(c->d, DIAG_ERROR, e->span, "a function has at most %d parameters", SEMA_MAX_PARAMS);
+        return c->t_error;
+    }
+    sema_type *ptypes[SEMA_MAX_PARAMS];
+    bool bad = false;
+    for (uint32_t i = 0; i < np; i++) {
+        ast_node *p = e->list.items[i];
+        for (uint32_t k = 0; k < i; k++)
+            if (p->name && ((ast_node *)e->list.items[k])->name == p->name)
+                diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' is declared twice", p->name);
+        if (!p->a) {
+            diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' needs a type (%s: Type)", p->name, p->name);
+            ptypes[i] = c->t_error;
+        } else {
+            ptypes[i] = sema_resolve_type(c, p->a);
+        }
+        if (p->b) {
+            diag_report(c->d, DIAG_ERROR, p->b->span,
+                        "a function literal's parameters take no defaults: a function value is called with positional "
+                        "arguments");
+            sema_check_expr(c, p->b, ptypes[i]);
+        }
+        p->type = ptypes[i];
+        bad = bad || ty_is_error(ptypes[i]);
+    }
+    c->never_ok = e->a;
+    sema_type *result = e->a ? sema_resolve_type(c, e->a) : c->t_none;
+    sema_scope *saved = c->scope;
+    c->scope = scope_new(c, c->scope);
+    for (uint32_t i = 0; i < np; i++) {
+        ast_node *p = e->list.items[i];
+        if (!p->name || p->name == c->n_underscore)
+            continue;
+        sema_sym *ps = sym_new(c, SYM_PARAM, p->name, p, name_at(p));
+        ps->type = ptypes[i];
+        p->sym = ps;
+        if (!scope_find_local(c->scope, p->name))
+            scope_add(c, c->scope, ps);
+    }
+    sema_check_body(c, e->b, result, c->fn ? c->fn->service : NULL);
+    c->scope = saved;
+    if (bad || ty_is_error(result))
+        return c->t_error;
+    return ty_fn(c, ptypes, np, result);
 }
 
 sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected) {
@@ -1245,7 +881,7 @@ sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected) {
         t = check_field_access(c, e);
         break;
     case AST_CALL:
-        t = check_call(c, e);
+        t = sema_check_call(c, e);
         break;
     case AST_INDEX:
         t = check_index(c, e);
@@ -1277,6 +913,9 @@ sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected) {
         break;
     case AST_SPAWN:
         t = check_spawn(c, e);
+        break;
+    case AST_FN_LIT:
+        t = check_fn_lit(c, e);
         break;
     case AST_PAREN: {
         t = sema_check_expr(c, e->a, expected);

@@ -188,7 +188,10 @@ void sema_check_body(sema_ctx *c, ast_node *body, sema_type *result, sema_sym *s
     sema_fnctx *outer = c->fn;
     c->fn = &f;
     bool div = sema_check_block(c, body, true);
-    if (!div && result && !ty_is_error(result) && result->kind != TY_NONE)
+    if (!div && result && result->kind == TY_NEVER)
+        diag_report(c->d, DIAG_ERROR, sema_end_span(body->span),
+                    "a function declared `-> Never` must not reach its end: it panics or loops for ever");
+    else if (!div && result && !ty_is_error(result) && result->kind != TY_NONE)
         diag_report(c->d, DIAG_ERROR, sema_end_span(body->span), "missing return: the body must end by returning %s",
                     ty_str(c, result));
     c->fn = outer;
@@ -451,6 +454,12 @@ static bool check_return(sema_ctx *c, ast_node *s) {
         }
         return true;
     }
+    if (f->result->kind == TY_NEVER) {
+        if (s->a)
+            sema_check_expr(c, s->a, NULL);
+        diag_report(c->d, DIAG_ERROR, s->span, "a function declared `-> Never` cannot return");
+        return true;
+    }
     if (s->a) {
         if (f->result->kind == TY_NONE) {
             sema_check_expr(c, s->a, NULL);
@@ -485,9 +494,22 @@ static const char *members_list(sema_ctx *c, sema_type *t) {
     return base_strndup(c->arena, buf, len);
 }
 
+/* The declared type of a subject that is a narrowed name (`if v == none {
+ * continue }` then `match v`), or NULL: an arm for a member the narrowing
+ * ruled out is a warning, not an error. */
+sema_type *sema_unnarrowed_type(const ast_node *e) {
+    while (e && e->kind == AST_PAREN)
+        e = e->a;
+    const sema_sym *s = e && e->kind == AST_IDENT ? e->sym : NULL;
+    if (!s || s->kind != SYM_LOCAL || !s->owner || (s->owner->kind != SYM_LOCAL && s->owner->kind != SYM_PARAM))
+        return NULL;
+    return s->owner->type;
+}
+
 sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverges) {
     sema_type *t = sema_check_expr(c, m->a, NULL);
     bool err = ty_is_error(t);
+    sema_type *declared = err ? NULL : sema_unnarrowed_type(m->a);
     sema_type *remaining = t;
     bool wild = false, all_div = m->list.len > 0;
     sema_type *result = NULL;
@@ -507,7 +529,21 @@ sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverg
             pt = err ? c->t_error : remaining;
         } else {
             pt = sema_resolve_type(c, arm->a);
-            if (!err && !ty_is_error(pt)) {
+            if (!err && !ty_is_error(pt) && !ty_subset(pt, t) && declared && ty_subset(pt, declared)) {
+                /* the narrowing removed (some of) these members */
+                sema_type *left = ty_without(c, pt, ty_without(c, pt, t));
+                if (left->kind == TY_NEVER) {
+                    if (c->opt.warn_unreachable)
+                        diag_report(c->d, DIAG_WARNING, arm->span, "unreachable match arm: %s is %s here",
+                                    m->a->kind == AST_IDENT ? m->a->name : "the value", ty_str(c, t));
+                    arm->flags |= AST_F_DEAD;
+                } else {
+                    pt = left;
+                }
+            }
+            if (arm->flags & AST_F_DEAD) {
+                /* checked below with its binding typed as written, never run */
+            } else if (!err && !ty_is_error(pt)) {
                 if (!ty_subset(pt, t)) {
                     diag_report(c->d, DIAG_ERROR, arm->a->span, "%s is not a member of %s",
                                 ty_str(c, ty_without(c, pt, t)), ty_str(c, t));
@@ -538,6 +574,8 @@ sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverg
             div = arm->b ? sema_check_stmt(c, arm->b) : false;
         }
         scope_pop(c);
+        if (arm->flags & AST_F_DEAD)
+            continue; /* never runs: it neither ends nor gives the match's value */
         all_div = all_div && div;
         if (!div)
             result = result ? ty_union2(c, result, at) : at;
@@ -647,11 +685,18 @@ bool sema_check_stmt(sema_ctx *c, ast_node *s) {
         return true;
     case AST_RETURN:
         return check_return(c, s);
-    case AST_ASSERT:
+    case AST_ASSERT: {
         sema_check_value(c, s->a, c->t_bool, "assert");
         if (s->b)
             sema_check_value(c, s->b, c->t_string, "assert message");
+        /* what the condition proves holds after it, as after
+         * `if !c { panic(...) }` (the message sees none of it) */
+        narrow n[MAX_NARROW];
+        int count = 0;
+        collect_narrow(c, s->a, n, &count, 0);
+        apply_narrow(c, n, count, true);
         return false;
+    }
     case AST_MATCH: {
         bool div = false;
         s->type = sema_check_match(c, s, false, &div);

@@ -1,6 +1,7 @@
-/* items.c: packages, imports and top-level items. A package is checked in
- * four steps: declare every item of every file (so order does not matter),
- * bind each file's `use` imports, resolve signatures, then check bodies.
+/* items.c: packages and top-level items (imports are imports.c's). A
+ * package is checked in four steps: declare every item of every file (so
+ * order does not matter) and attach methods to their types, bind each
+ * file's `use` imports, resolve signatures, then check bodies.
  * Signatures, constants and type declarations resolve lazily with a
  * busy mark, so a cycle is reported instead of recursing forever. */
 #include "sema/sema_internal.h"
@@ -83,13 +84,22 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
         bool reported = false;
         sema_sym *s = t->name ? sema_lookup_dotted(c, t->name, t->span, &reported) : NULL;
         if (!s) {
-            if (!reported)
-                diag_report(c->d, DIAG_ERROR, t->span, "unknown type '%s'", t->name ? t->name : "?");
+            if (!reported) {
+                const char *dot = t->name ? strchr(t->name, '.') : NULL;
+                const char *first = dot ? base_intern(c->names, t->name, (size_t)(dot - t->name)) : t->name;
+                diag_report(c->d, DIAG_ERROR, t->span, "unknown type '%s'%s", t->name ? t->name : "?",
+                            sema_import_hint(c, first));
+            }
             break;
         }
         t->sym = s;
         if (s->kind != SYM_TYPE) {
             diag_report(c->d, DIAG_ERROR, t->span, "'%s' is a %s, not a type", t->name, sym_kind_name(s));
+            break;
+        }
+        if (s->type == c->t_never && t != c->never_ok) {
+            diag_report(c->d, DIAG_ERROR, t->span,
+                        "Never is only a result type, of a function that never returns (fn fail() -> Never)");
             break;
         }
         uint32_t want = s->builtin == GEN_MAP ? 2 : (s->builtin == GEN_CHAN || s->builtin == GEN_TASK) ? 1 : 0;
@@ -150,6 +160,7 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
         sema_type *p[SEMA_MAX_PARAMS];
         for (uint32_t i = 0; i < t->list.len; i++)
             p[i] = sema_resolve_type(c, t->list.items[i]);
+        c->never_ok = t->a;
         sema_type *res = t->a ? sema_resolve_type(c, t->a) : c->t_none;
         r = ty_fn(c, p, t->list.len, res);
         break;
@@ -166,8 +177,9 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t) {
 /* ---- lazy resolution of declarations ---- */
 
 static bool default_ok(sema_ctx *c, ast_node *dflt) {
-    /* A default is a constant, or an empty list or map made afresh at
-     * each use (as Swift evaluates defaults at the call). */
+    /* A default is a constant; a list or map literal of constants (an
+     * empty [] or {} too) is made afresh at each use, as Swift evaluates
+     * defaults at the call. */
     if (sema_const_of(c, dflt))
         return true;
     if ((dflt->kind == AST_LIST_LIT || dflt->kind == AST_MAP_LIT) && dflt->list.len == 0)
@@ -219,11 +231,31 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
                 diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' is declared twice", p->name);
         sig->params[i].name = p->name;
         sig->params[i].decl = p;
-        sig->params[i].type = sema_resolve_type(c, p->a);
+        bool method = (d->flags & AST_F_METHOD) != 0;
+        if (method && i == 0 && (p->name != c->n_self || p->a)) {
+            diag_report(c->d, DIAG_ERROR, name_at(p), "a method's first parameter is `self`, written alone: fn %s.%s(self, ...)",
+                        d->name2, d->name);
+            sig->params[i].type = c->t_error;
+        } else if (method && i == 0) {
+            sig->params[i].type = s->owner ? s->owner->type : c->t_error;
+        } else if (!p->a && p->name == c->n_self) {
+            diag_report(c->d, DIAG_ERROR, name_at(p),
+                        "`self` is the first parameter of a method, declared as fn Type.%s(self, ...)", d->name);
+            sig->params[i].type = c->t_error;
+        } else if (!p->a) {
+            diag_report(c->d, DIAG_ERROR, name_at(p), "parameter '%s' needs a type (%s: Type)", p->name, p->name);
+            sig->params[i].type = c->t_error;
+        } else {
+            sig->params[i].type = sema_resolve_type(c, p->a);
+        }
         ptypes[i] = sig->params[i].type;
         p->type = sig->params[i].type;
     }
     sig->nparams = np;
+    if ((d->flags & AST_F_METHOD) && np == 0)
+        diag_report(c->d, DIAG_ERROR, name_at(d), "a method's first parameter is `self`: fn %s.%s(self, ...)", d->name2,
+                    d->name);
+    c->never_ok = d->a;
     sig->result = d->a ? sema_resolve_type(c, d->a) : c->t_none;
     s->sig = sig;
     s->type = ty_fn(c, ptypes, np, sig->result);
@@ -238,7 +270,7 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
         sema_check_value(c, p->b, sig->params[i].type, "default value");
         if (!default_ok(c, p->b))
             diag_report(c->d, DIAG_ERROR, p->b->span,
-                        "a default value must be a constant expression (or an empty [] or {})");
+                        "a default value must be a constant expression (literals, constants and operators, or a list or map of them)");
         sig->params[i].dflt = p->b;
     }
     bool is_extern = (d->flags & AST_F_EXTERN) != 0;
@@ -272,7 +304,9 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
                 diag_report(c->d, DIAG_ERROR, p->a ? p->a->span : p->span,
                             "rpc parameter type %s cannot be sent between nodes", ty_str(c, sig->params[i].type));
         }
-        if (!ty_sendable(sig->result, 0))
+        if (sig->result->kind == TY_NEVER)
+            diag_report(c->d, DIAG_ERROR, d->a->span, "an rpc cannot be declared `-> Never`: its caller waits for an answer");
+        else if (!ty_sendable(sig->result, 0))
             diag_report(c->d, DIAG_ERROR, d->a->span, "rpc result type %s cannot be sent between nodes",
                         ty_str(c, sig->result));
     }
@@ -372,6 +406,10 @@ static void declare_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
             s->is_var = true;
             m->sym = s;
             declare(c, svc->members, s);
+        } else if (m->kind == AST_FN && (m->flags & AST_F_METHOD)) {
+            diag_report(c->d, DIAG_ERROR, name_at(m),
+                        "a method is declared beside its type, outside a service (fn %s.%s(self, ...))", m->name2,
+                        m->name);
         } else if (m->kind == AST_FN) {
             sema_sym *s = sym_new(c, SYM_FN, m->name, m, name_at(m));
             s->scope = svc->members;
@@ -403,6 +441,12 @@ static void declare_item(sema_ctx *c, ast_node *it, sema_scope *into, const char
     case AST_FN:
         s = sym_new(c, SYM_FN, it->name, it, name_at(it));
         s->is_extern = (it->flags & AST_F_EXTERN) != 0;
+        if (it->flags & AST_F_METHOD) { /* not a name of the scope: attached to its type after step 1 */
+            s->scope = c->scope;
+            it->sym = s;
+            base_vec_push(c->arena, &c->methods, s);
+            return;
+        }
         if (it->flags & AST_F_RPC) {
             diag_report(c->d, DIAG_ERROR, name_at(it), "an rpc must be declared inside a service");
             return;
@@ -473,81 +517,39 @@ static void declare_items(sema_ctx *c, base_vec *items, sema_scope *into, const 
         declare_item(c, items->items[i], into, prefix, in_mod);
 }
 
-/* ---- imports ---- */
-
-static void check_pkg(sema_ctx *c, sema_pkg *p);
-
-static sema_pkg *find_pkg(sema_ctx *c, const char *path) {
-    for (uint32_t i = 0; i < c->prog->packages.len; i++) {
-        sema_pkg *p = c->prog->packages.items[i];
-        if (p->path == path)
-            return p;
-    }
-    return NULL;
-}
-
-static void import_into(sema_ctx *c, sema_scope *fs, sema_sym *s, const char *as, base_span at) {
-    sema_sym *own = scope_find_local(c->pkg->scope, as);
-    if (own) {
-        diag_report(c->d, DIAG_ERROR, at, "'%s' is imported here but also declared in this package", as);
+/* fn T.m(self, ...): m goes into T's methods. T is a struct declared in
+ * the method's package, found from where the method is written (its mod,
+ * then the package; imports are not bound yet, and do not count). */
+static void attach_method(sema_ctx *c, sema_sym *m) {
+    ast_node *d = m->decl;
+    base_span at = d->c ? d->c->span : name_at(d);
+    sema_sym *t = d->name2 ? scope_lookup(m->scope, d->name2) : NULL;
+    if (!t) {
+        diag_report(c->d, DIAG_ERROR, at, "unknown type '%s': a method is declared beside its struct type, in its package",
+                    d->name2 ? d->name2 : "?");
         return;
     }
-    sema_sym *prev = scope_find_local(fs, as);
+    if (t->kind != SYM_TYPE || !t->type || t->type->kind != TY_STRUCT || t->pkg != c->pkg || !t->decl) {
+        diag_report(c->d, DIAG_ERROR, at, "methods belong to struct types declared in this package, and '%s' is %s",
+                    d->name2,
+                    t->kind != SYM_TYPE ? "not a type"
+                    : !t->decl          ? "a built-in type"
+                    : t->pkg != c->pkg  ? "another package's type"
+                                        : "not a struct type");
+        return;
+    }
+    if (d->c)
+        d->c->sym = t;
+    m->owner = t;
+    if (!t->members)
+        t->members = scope_new(c, NULL);
+    sema_sym *prev = scope_find_local(t->members, d->name);
     if (prev) {
-        diag_report(c->d, DIAG_ERROR, at, "'%s' is already imported in this file", as);
+        diag_report(c->d, DIAG_ERROR, name_at(d), "method '%s' is declared twice for %s", d->name, t->name);
+        diag_report(c->d, DIAG_NOTE, prev->span, "'%s' was declared here", d->name);
         return;
     }
-    scope_add(c, fs, s);
-}
-
-static void bind_use(sema_ctx *c, ast_node *u, sema_scope *fs) {
-    base_span at = name_at(u);
-    if (!u->name) {
-        DIAG_INTERNAL(c->d, "use without a path");
-        return;
-    }
-    const char *path = intern_str(c, u->name);
-    sema_pkg *p = find_pkg(c, path);
-    if (p && p->state == RS_BUSY) {
-        diag_report(c->d, DIAG_ERROR, at, "import cycle: package '%s' imports itself through '%s'", c->pkg->path,
-                    path);
-        return;
-    }
-    if (!p) {
-        if (c->prog->packages.len >= SEMA_MAX_PACKAGES) {
-            diag_report(c->d, DIAG_ERROR, at, "too many packages (at most %d)", SEMA_MAX_PACKAGES);
-            return;
-        }
-        p = base_alloc(c->arena, sizeof *p);
-        p->path = path;
-        if (!c->loader || !c->loader->load || !c->loader->load(c->loader->ctx, path, &p->files)) {
-            diag_report(c->d, DIAG_ERROR, at, "cannot find package '%s'", path);
-            return;
-        }
-        base_vec_push(c->arena, &c->prog->packages, p);
-        check_pkg(c, p);
-    }
-    if (u->list.len == 0) {
-        const char *last = strrchr(path, '.');
-        const char *as = intern_str(c, last ? last + 1 : path);
-        sema_sym *m = sym_new(c, SYM_MODULE, as, u, at);
-        m->members = p->scope;
-        m->state = RS_DONE;
-        m->pkg = p;
-        u->sym = m;
-        import_into(c, fs, m, as, at);
-        return;
-    }
-    for (uint32_t i = 0; i < u->list.len; i++) {
-        ast_node *id = u->list.items[i];
-        sema_sym *s = p->scope ? scope_find_local(p->scope, id->name) : NULL;
-        if (!s) {
-            diag_report(c->d, DIAG_ERROR, name_at(id), "package '%s' has no item '%s'", path, id->name);
-            continue;
-        }
-        id->sym = s;
-        import_into(c, fs, s, id->name, name_at(id));
-    }
+    scope_add(c, t->members, m);
 }
 
 /* ---- bodies ---- */
@@ -568,7 +570,7 @@ static void check_fn_body(sema_ctx *c, sema_sym *s) {
         if (!scope_find_local(c->scope, p->name))
             scope_add(c, c->scope, ps);
     }
-    sema_check_body(c, d->b, s->sig->result, s->owner);
+    sema_check_body(c, d->b, s->sig->result, s->owner && s->owner->kind == SYM_SERVICE ? s->owner : NULL);
     c->scope = saved_scope;
 }
 
@@ -585,7 +587,7 @@ static void check_field_defaults(sema_ctx *c, sema_sym *s) {
         sema_check_value(c, f->b, t->fields[i].type, "default value");
         if (!default_ok(c, f->b))
             diag_report(c->d, DIAG_ERROR, f->b->span,
-                        "a default value must be a constant expression (or an empty [] or {})");
+                        "a default value must be a constant expression (literals, constants and operators, or a list or map of them)");
     }
     c->scope = saved_scope;
 }
@@ -627,6 +629,10 @@ static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests_seen
         case AST_FN:
             if (s) {
                 sema_resolve_sym(c, s);
+                if (s->owner && s->owner->kind == SYM_TYPE && ty_field(s->owner->type, s->name))
+                    diag_report(c->d, DIAG_ERROR, name_at(it),
+                                "%s has a field '%s': a method cannot have the same name as a field", s->owner->name,
+                                s->name);
                 check_fn_body(c, s);
             }
             break;
@@ -677,12 +683,13 @@ static void resolve_types(sema_ctx *c, base_vec *items) {
     }
 }
 
-static void check_pkg(sema_ctx *c, sema_pkg *p) {
+void sema_check_pkg(sema_ctx *c, sema_pkg *p) {
     sema_pkg *outer_pkg = c->pkg;
     sema_scope *outer_scope = c->scope;
     p->state = RS_BUSY;
     c->pkg = p;
     p->scope = scope_new(c, c->universe);
+    uint32_t methods_from = c->methods.len;
     /* 1: every item of every file, into the package scope */
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
@@ -700,6 +707,10 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
                 *q = '_';
         declare_items(c, &f->list, p->scope, base_strndup(c->arena, prefix, strlen(prefix)), false);
     }
+    /* 1b: methods, onto their types */
+    for (uint32_t i = methods_from; i < c->methods.len; i++)
+        attach_method(c, c->methods.items[i]);
+    c->methods.len = methods_from;
     /* 2: imports, per file (as in Go: a `use` binds names in its own file) */
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
@@ -709,7 +720,7 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
         for (uint32_t k = 0; k < f->list.len; k++) {
             ast_node *it = f->list.items[k];
             if (it->kind == AST_USE)
-                bind_use(c, it, c->scope);
+                sema_bind_use(c, it, c->scope);
         }
     }
     /* 3: type declarations first, so every struct has its fields before
@@ -730,6 +741,7 @@ static void check_pkg(sema_ctx *c, sema_pkg *p) {
         c->scope = p->file_scopes.items[i];
         check_items(c, &f->list, &tests_seen);
     }
+    sema_warn_unused_imports(c, p);
     p->state = RS_DONE;
     c->pkg = outer_pkg;
     c->scope = outer_scope;
@@ -754,6 +766,7 @@ static void universe_init(sema_ctx *c) {
     universe_type(c, "Duration", c->t_duration, GEN_NONE);
     universe_type(c, "Instant", c->t_instant, GEN_NONE);
     universe_type(c, "None", c->t_none, GEN_NONE);
+    universe_type(c, "Never", c->t_never, GEN_NONE); /* the result of a function that never returns */
     universe_type(c, "Map", NULL, GEN_MAP);
     universe_type(c, "Chan", NULL, GEN_CHAN);
     universe_type(c, "Task", NULL, GEN_TASK);
@@ -799,6 +812,7 @@ sema_program *sema_check_package(base_arena *arena, base_names *names, diag_sink
     c->n_now = intern_str(c, "now");
     c->n_cap = intern_str(c, "cap");
     c->n_main = intern_str(c, "main");
+    c->n_self = intern_str(c, "self");
     sema_types_init(c);
     universe_init(c);
 
@@ -821,7 +835,7 @@ sema_program *sema_check_package(base_arena *arena, base_names *names, diag_sink
     }
     c->prog->root = root;
     base_vec_push(arena, &c->prog->packages, root);
-    check_pkg(c, root);
+    sema_check_pkg(c, root);
     return c->prog;
 }
 

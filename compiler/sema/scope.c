@@ -77,11 +77,23 @@ sema_sym *scope_find_local(const sema_scope *s, const char *name) {
     return NULL;
 }
 
+/* A name found among a file's imports marks the import used. */
+static void mark_import(const sema_scope *s, const sema_sym *sym) {
+    for (uint32_t i = 0; i < s->imports.len; i++) {
+        sema_import *im = s->imports.items[i];
+        if (im->sym == sym)
+            im->used = true;
+    }
+}
+
 sema_sym *scope_lookup(const sema_scope *s, const char *name) {
     for (; s; s = s->parent) {
         sema_sym *sym = scope_find_local(s, name);
-        if (sym)
+        if (sym) {
+            if (s->imports.len)
+                mark_import(s, sym);
             return sym;
+        }
     }
     return NULL;
 }

@@ -92,7 +92,10 @@ struct sema_type {
 };
 
 /* ---- constant values (folded at compile time) ---- */
-typedef enum sema_ckind { CV_INT, CV_BOOL, CV_STRING, CV_NONE } sema_ckind;
+/* CV_LIST and CV_MAP mark a literal of constants (`const WORKERS =
+ * ["w1", "w2"]`); their value is the literal itself, made afresh where
+ * it is used. */
+typedef enum sema_ckind { CV_INT, CV_BOOL, CV_STRING, CV_NONE, CV_LIST, CV_MAP } sema_ckind;
 typedef struct sema_const {
     sema_ckind kind;
     int64_t i;          /* Int, Duration (ns), Bool (0/1) */
@@ -114,6 +117,26 @@ typedef struct sema_sig {
     uint32_t nparams;
     sema_type *result;
 } sema_sig;
+
+/* ---- built-in methods (docs/language.md §10) ----
+ * One id per method of a built-in type (builtins.c's table has the same
+ * list); sema records a call's in its callee, AST_FIELD_ACCESS.ival, so
+ * codegen switches on the id. */
+#define SEMA_BUILTIN_METHODS(X)                                                                                    \
+    X(STR_LEN) X(STR_CONTAINS) X(STR_STARTS_WITH) X(STR_ENDS_WITH) X(STR_SPLIT) X(STR_TRIM) X(STR_TO_UPPER)     \
+    X(STR_TO_LOWER) X(STR_BYTES)                                                                               \
+    X(BYTES_LEN)                                                                                               \
+    X(LIST_LEN) X(LIST_PUSH) X(LIST_POP) X(LIST_GET) X(LIST_CONTAINS) X(LIST_INSERT) X(LIST_REMOVE)            \
+    X(LIST_SLICE)                                                                                              \
+    X(MAP_LEN) X(MAP_GET) X(MAP_HAS) X(MAP_SET) X(MAP_REMOVE) X(MAP_KEYS) X(MAP_VALUES)                        \
+    X(CHAN_SEND) X(CHAN_RECV) X(CHAN_CLOSE) X(CHAN_LEN)                                                        \
+    X(TASK_JOIN) X(TASK_CANCEL)
+typedef enum sema_method {
+    SM_NONE = 0,
+#define SEMA_METHOD_ENUM(name) SM_##name,
+    SEMA_BUILTIN_METHODS(SEMA_METHOD_ENUM)
+#undef SEMA_METHOD_ENUM
+} sema_method;
 
 /* ---- symbols ---- */
 typedef enum sema_symkind {
@@ -141,10 +164,11 @@ struct sema_sym {
     base_span span;         /* where the name is written */
     sema_type *type;        /* value type, or the declared type of SYM_TYPE */
     sema_sig *sig;          /* SYM_FN */
-    sema_scope *members;    /* SYM_MODULE, SYM_SERVICE: the namespace */
+    sema_scope *members;    /* SYM_MODULE, SYM_SERVICE: the namespace; a struct's SYM_TYPE: its methods */
     sema_scope *scope;      /* where the declaration's names resolve */
     sema_pkg *pkg;
-    sema_sym *owner;        /* the service of an rpc/state/helper; the origin of a narrowed local */
+    sema_sym *owner;        /* the service of an rpc/state/helper; the struct type (SYM_TYPE) of a
+                               method; the origin of a narrowed local */
     const char *cname;      /* extern fn: the C symbol */
     sema_const *cval;       /* SYM_CONST once evaluated */
     int state;              /* RS_*: lazy resolution with cycle detection */
@@ -165,6 +189,7 @@ struct sema_scope {
     uint32_t index_cap;
     sema_sym *owner;        /* service or module whose namespace this is, or NULL */
     bool is_block;          /* local block: unused-variable warnings on exit */
+    base_vec imports;       /* a file's scope: its `use` names (sema_import*), marked when used */
 };
 
 struct sema_pkg {

@@ -46,6 +46,7 @@ typedef struct sema_ctx {
     sema_sym *service;      /* service whose members are being checked */
     base_vec pkg_stack;     /* packages being loaded, for cycle errors */
     unsigned depth;
+    const ast_node *never_ok; /* the one type node that may say Never: a result being resolved */
 
     sema_cmap_entry *cmap;  /* folded constants by node */
     uint32_t cmap_len, cmap_cap;
@@ -53,7 +54,8 @@ typedef struct sema_ctx {
     bool const_work_reported;
 
     /* interned names used by the checker */
-    const char *n_underscore, *n_deadline, *n_to, *n_nodes, *n_roles, *n_now, *n_cap, *n_main;
+    const char *n_underscore, *n_deadline, *n_to, *n_nodes, *n_roles, *n_now, *n_cap, *n_main, *n_self;
+    base_vec methods;       /* SYM_FN of methods declared (step 1), attached to their types after */
 } sema_ctx;
 
 /* ---- types.c ---- */
@@ -73,9 +75,18 @@ bool ty_has_member(const sema_type *u, const sema_type *m);
 bool ty_assignable(const sema_type *from, const sema_type *to);
 bool ty_comparable(const sema_type *t);
 bool ty_sendable(const sema_type *t, int depth);
+bool ty_equatable(const sema_type *t);
 bool ty_extern_ok(const sema_type *t);
 const char *ty_str(sema_ctx *c, const sema_type *t);
 sema_field *ty_field(const sema_type *t, const char *name);
+
+/* A name a `use` put into a file's scope, and whether the file used it. */
+typedef struct sema_import {
+    const sema_sym *sym;
+    const char *as;
+    base_span at;
+    bool used;
+} sema_import;
 
 /* ---- scope.c ---- */
 sema_scope *scope_new(sema_ctx *c, sema_scope *parent);
@@ -92,6 +103,16 @@ bool sema_name_is_blank(const char *name);
 
 /* ---- items.c ---- */
 bool sema_resolve_sym(sema_ctx *c, sema_sym *s);
+/* Checks package p (its four steps) and everything it imports. */
+void sema_check_pkg(sema_ctx *c, sema_pkg *p);
+
+/* ---- imports.c ---- */
+/* Binds the names of `use` u in the file scope fs, loading the package. */
+void sema_bind_use(sema_ctx *c, ast_node *u, sema_scope *fs);
+void sema_warn_unused_imports(sema_ctx *c, const sema_pkg *p);
+/* For "unknown name 'x'": " (std.test has it: `use std.test { x }`)" when
+ * a standard package has an item x (or is named x), else "". */
+const char *sema_import_hint(sema_ctx *c, const char *name);
 /* Resolves a dotted name ("net.Foo") through modules; NULL when unknown
  * (*reported when it said why). */
 sema_sym *sema_lookup_dotted(sema_ctx *c, const char *dotted, base_span at, bool *reported);
@@ -125,18 +146,33 @@ sema_type *sema_resolve_type(sema_ctx *c, ast_node *t);
 sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed);
 
 /* ---- check_expr.c ---- */
+/* Charges n bytes of compile-time string work done for e against the
+ * program's budget; false (reported once) past it. */
+bool sema_charge_const_work(sema_ctx *c, const ast_node *e, uint64_t n);
 sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected);
+/* A name's value: its type (and e->sym), or an error for what is not a value. */
+sema_type *sema_value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s);
+/* ": narrow it with `match` or `is` first", for a union used as a member. */
+const char *sema_union_hint(sema_ctx *c, sema_type *t);
 bool sema_coerce(sema_ctx *c, ast_node *e, sema_type *to, const char *what);
 sema_type *sema_check_value(sema_ctx *c, ast_node *e, sema_type *to, const char *what);
-sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline, uint32_t first_arg);
 const sema_const *sema_const_of(const sema_ctx *c, const ast_node *e);
 void sema_set_const(sema_ctx *c, const ast_node *e, sema_const *v);
 base_span sema_end_span(base_span s);
 sema_type *sema_arith_result(sema_ctx *c, int op, sema_type *l, sema_type *r);
 const char *sema_op_text(int op);
 
+/* ---- check_call.c ---- */
+sema_type *sema_check_call(sema_ctx *c, ast_node *e);
+sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig, bool allow_deadline, uint32_t first_arg);
+/* Checks the arguments of a call that already failed, for their own errors. */
+void sema_check_args_loose(sema_ctx *c, ast_node *call);
+/* The method `name` declared for struct type t, or NULL. */
+sema_sym *sema_user_method(const sema_type *t, const char *name);
+
 /* ---- builtins.c ---- */
-sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name);
+/* The signature of recv's built-in method `name`, and its id, or NULL. */
+sema_sig *sema_builtin_method(sema_ctx *c, sema_type *recv, const char *name, sema_method *id);
 const char *sema_builtin_methods_of(const sema_type *recv);
 
 /* ---- check_stmt.c ---- */
@@ -146,5 +182,7 @@ void sema_check_body(sema_ctx *c, ast_node *body, sema_type *result, sema_sym *s
 sema_type *sema_check_spawn_block(sema_ctx *c, ast_node *block);
 void sema_push_narrowing(sema_ctx *c, ast_node *cond, bool truth);
 sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverges);
+/* The declared type of e when it is a narrowed name (§7.7), else NULL. */
+sema_type *sema_unnarrowed_type(const ast_node *e);
 
 #endif

@@ -232,7 +232,8 @@ bool ty_comparable(const sema_type *t) {
 }
 
 /* Values that can travel in an rpc message: no channels, tasks or
- * functions anywhere inside. Recursive structs stop at the depth limit. */
+ * functions anywhere inside. Recursive structs stop at the depth limit.
+ * The same values are the ones == compares (ty_equatable). */
 bool ty_sendable(const sema_type *t, int depth) {
     if (depth > 32)
         return true;
@@ -257,6 +258,11 @@ bool ty_sendable(const sema_type *t, int depth) {
         return true;
     }
 }
+
+/* == compares plain data: scalars, and lists, maps, structs and unions
+ * of plain data, structurally (docs/language.md §7.5). Channels, tasks
+ * and functions have no ==, nor do values holding them. */
+bool ty_equatable(const sema_type *t) { return ty_sendable(t, 0); }
 
 /* Types an extern fn may take or return: the runtime's scalar ABI (int64_t
  * for Int, Duration, Instant; bool; oxl strings and bytes) and lists of

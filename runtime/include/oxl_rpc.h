@@ -89,6 +89,14 @@ bool oxl_wire_encode(oxl_wire_buf *b, const oxl_type_desc *t, oxl_word v, char *
 bool oxl_wire_decode(const unsigned char **p, const unsigned char *end, const oxl_type_desc *t, oxl_word *out,
                      char *err, size_t errcap);
 
+/* a == b for two values of type t, as OxL's == compares them (docs/
+ * language.md §7.5): lists element by element, maps key by key in any
+ * order, structs field by field, unions by tag then value, String and
+ * Bytes by content. Values with cycles compare in finite time (a pair of
+ * objects met again while it is being compared counts as equal). The
+ * walk uses its own stack, so deep values do not deepen the C stack. */
+bool oxl_wire_equal(const oxl_type_desc *t, oxl_word a, oxl_word b);
+
 /* ---- services: what the compiler emits ---- */
 /* A wire entry: the decoded arguments (one word each) to the result word
  * (0 for an rpc without result). It runs the handler in the calling task. */

@@ -122,6 +122,13 @@ oxl_join_status oxl_join_at(oxl_task *t, void **value, const char *file, int lin
 void oxl_task_detach(oxl_task *t);
 /* Ends the task at its current suspension point: it never runs again. */
 void oxl_task_cancel(oxl_task *t);
+/* Ends the task at its next wait (OxL's t.cancel()): at once when it is
+ * blocked (what it waited on is abandoned: a channel keeps its values, a
+ * sleep's timer goes) or has not started; when it was woken and has not
+ * run since (it holds what its wait gave it), was preempted, or is the
+ * caller, when it next blocks. A task that ends first ends normally.
+ * Joiners see OXL_JOIN_CANCELLED. Nothing happens for an ended task. */
+void oxl_task_cancel_at_wait(oxl_task *t);
 oxl_task *oxl_task_self(void);
 uint64_t oxl_task_id(const oxl_task *t); /* 1 = the root task, then in spawn order */
 oxl_node *oxl_task_node(const oxl_task *t);
@@ -203,9 +210,15 @@ typedef uint64_t (*oxl_thunk)(void *env);
  * and env stay reachable for the collector until the task ends. */
 oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line);
 /* t.join(): the task's result word. Joining again, or from several tasks,
- * gives the same result; joining a cancelled task (its node was killed)
- * panics. */
+ * gives the same result; joining a cancelled task panics: "joined a
+ * cancelled task" after t.cancel(), or names the killed node. */
 uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line);
+/* t.join() of a Task[None]: the same, except that a task cancelled by
+ * t.cancel() joins normally (there is no result to miss). */
+void oxl_go_join_none(oxl_go_handle *h, const char *file, int line);
+/* t.cancel(): oxl_task_cancel_at_wait of the handle's task (nothing once
+ * it has ended). */
+void oxl_go_cancel(oxl_go_handle *h, const char *file, int line);
 /* Chan[T](cap): cap 0 is unbuffered; a negative cap panics. */
 oxl_chan *oxl_chan_make(int64_t cap, const char *file, int line);
 /* c.send(v): panics "send on a closed channel". */

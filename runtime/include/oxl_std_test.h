@@ -38,7 +38,9 @@ void oxl_std_test_clock_set(int64_t t);
 void oxl_std_test_clock_skew(oxl_string node, int64_t by);
 
 int64_t oxl_std_test_sim_seed(void);
-int64_t oxl_std_test_sim_rand(void);
+int64_t oxl_std_test_sim_anyRand(void);
+int64_t oxl_std_test_sim_randBelow(int64_t n);
+int64_t oxl_std_test_sim_between(int64_t min, int64_t max);
 void oxl_std_test_sim_note(oxl_string msg);
 int64_t oxl_std_test_sim_traceHash(void);
 

@@ -32,6 +32,14 @@ if(TARGET oxlcodegen)
   set_tests_properties(codegen_union_check PROPERTIES LABELS "codegen" TIMEOUT 120)
 endif()
 
+# Closures and methods whose target LLVM sees compile to direct calls
+# (tests/compiler/codegen_calls/run.sh).
+if(TARGET oxlcodegen)
+  add_test(NAME codegen_direct_calls
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/compiler/codegen_calls/run.sh $<TARGET_FILE:oxl>)
+  set_tests_properties(codegen_direct_calls PROPERTIES LABELS "codegen" TIMEOUT 120)
+endif()
+
 # The `oxl test` conformance suite (the Standard's §18.4: test sim, seeds,
 # reports, reproduce lines, the std.test controls): conformance/§18.4/run.sh.
 if(TARGET oxl)

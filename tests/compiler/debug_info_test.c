@@ -4,7 +4,9 @@
  * OxL frame at main.oxl:<line>. The object's line table (llvm-dwarfdump-14
  * --debug-line) must name main.oxl and have a row for every statement line
  * and none past the end of the file. A panic inside a spawned task has the
- * spawn block's body in its backtrace. Two builds give the same bytes; a
+ * spawn block's body in its backtrace. A struct's field, a list's element,
+ * a map's entry and a union's member print at -O0 and -O2. Two builds give
+ * the same bytes; a
  * program with a type error gives a file:line:col error and no executable.
  *
  *   debug_info_test OXL */
@@ -167,6 +169,49 @@ static void check_task(void) {
     free(out);
 }
 
+/* Aggregates show their contents: a struct's fields, a list's elements, a
+ * map's entries and a union's member, at -O0 and -O2. */
+static const char aggregate_program[] =
+    "type Account { owner: String, balance: Int, open: Bool }\n"
+    "\n"
+    "fn show(acct: Account, xs: [Int], m: Map[String, Int], u: Int | String) {\n"
+    "  print(\"{acct.balance} {xs.len()} {m.len()} {u}\")\n" /* line 4: the breakpoint's caller */
+    "  print(acct.owner)\n"
+    "}\n"
+    "\n"
+    "fn main() {\n"
+    "  let acct = Account { owner: \"ann\", balance: 42, open: true }\n"
+    "  let xs = [10, 20, 30]\n"
+    "  let m = {\"a\": 1, \"b\": 2}\n"
+    "  let u: Int | String = \"hi\"\n"
+    "  let all = [acct]\n" /* acct escapes, as most values do: at -O2 it is not optimized out */
+    "  show(acct, xs, m, u)\n"
+    "  print(xs[2] + all[0].balance)\n"
+    "}\n";
+
+static void check_aggregates(const char *opt) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/agg/main.oxl", dir);
+    cmd_run(NULL, "mkdir -p '%s/agg'", dir);
+    cmd_write(path, aggregate_program);
+    char *out;
+    int st = cmd_run(&out, "cd '%s/agg' && '%s' build main.oxl %s -o prog%s && timeout 120 gdb -batch -nx "
+                           "-ex 'set debuginfod enabled off' -ex 'break oxl_print' -ex run -ex up "
+                           "-ex 'p acct->balance' -ex 'p *acct' -ex 'p acct->owner->data' -ex 'p xs->items[1]' "
+                           "-ex 'p xs->len' -ex 'p m->entries[1].value' -ex 'p u->value.String->data' ./prog%s </dev/null",
+                     dir, oxl, opt, opt, opt);
+    tap_is_int(st, 0, "%s: aggregates: build and gdb exit 0", opt);
+    bool a = tap_contains(out, "= 42\n", "%s: gdb shows a struct's field (acct->balance)", opt);
+    bool b = tap_contains(out, "balance = 42, open = true}", "%s: gdb shows a whole struct (*acct)", opt);
+    bool c = tap_contains(out, "\"ann\"", "%s: gdb shows a String's text (acct->owner->data)", opt);
+    bool d = tap_contains(out, "= 20\n", "%s: gdb shows a list's element (xs->items[1])", opt);
+    bool e = tap_contains(out, "= 3\n", "%s: gdb shows a list's length (xs->len)", opt);
+    bool f = tap_contains(out, "= 2\n", "%s: gdb shows a map's entry (m->entries[1].value)", opt);
+    bool g = tap_contains(out, "\"hi\"", "%s: gdb shows a union's member (u->value.String->data)", opt);
+    if (!a || !b || !c || !d || !e || !f || !g) tap_diag("gdb said:\n%s", out);
+    free(out);
+}
+
 static void check_bad_program(void) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/bad.oxl", dir);
@@ -201,6 +246,8 @@ int main(int argc, char **argv) {
     check_line_table();
     check_identical();
     check_task();
+    check_aggregates("-O0");
+    check_aggregates("-O2");
     check_bad_program();
 
     if (tap_failures() == 0) cmd_remove_tree(dir);

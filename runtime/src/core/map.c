@@ -13,6 +13,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* compiler/codegen/debug.c describes core_entry and the offsets of len,
+ * used and entries below to debuggers: keep them in step. */
 typedef struct core_entry {
     oxl_word key, val;
     uint64_t hash;

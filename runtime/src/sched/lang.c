@@ -27,6 +27,7 @@ struct oxl_go_handle {
     uint64_t id;
     uint64_t result;
     bool cancelled;             /* what the join saw, for the joins after it */
+    bool cancel_asked;          /* t.cancel() was called */
 };
 
 /* A root for the collector: bdwgc scans the program's static data. */
@@ -65,16 +66,41 @@ oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line) {
 /* Join may be called again, and by several tasks at once: all get the same
  * result. Until one join has returned, each joins the task itself (the
  * scheduler lets several tasks wait for one, and keeps its record until
- * the last has read it); the joins after that read the handle. */
-uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line) {
+ * the last has read it); the joins after that read the handle. A task
+ * that was cancelled never unlinked its handle: the join does. */
+static bool join_cancelled(oxl_go_handle *h, const char *file, int line) {
     if (!h) oxl_panic_at(file, line, "join of a task that does not exist");
     if (h->task) {
         oxl_join_status st = oxl_join_at(h->task, NULL, file, line);
         h->task = NULL;
         h->cancelled = st == OXL_JOIN_CANCELLED;
+        if (h->cancelled) {
+            h->env = NULL;
+            live_unlink(h);
+        }
     }
-    if (h->cancelled) oxl_panic_at(file, line, "join of task %" PRIu64 ", which was cancelled (its node was killed)", h->id);
+    return h->cancelled;
+}
+
+uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line) {
+    if (join_cancelled(h, file, line)) {
+        if (h->cancel_asked)
+            oxl_panic_at(file, line, "joined a cancelled task: task %" PRIu64 " was cancelled before it gave its result",
+                         h->id);
+        oxl_panic_at(file, line, "join of task %" PRIu64 ", which was cancelled (its node was killed)", h->id);
+    }
     return h->result;
+}
+
+void oxl_go_join_none(oxl_go_handle *h, const char *file, int line) {
+    if (join_cancelled(h, file, line) && !h->cancel_asked)
+        oxl_panic_at(file, line, "join of task %" PRIu64 ", which was cancelled (its node was killed)", h->id);
+}
+
+void oxl_go_cancel(oxl_go_handle *h, const char *file, int line) {
+    if (!h) oxl_panic_at(file, line, "cancel of a task that does not exist");
+    h->cancel_asked = true;
+    if (h->task) oxl_task_cancel_at_wait(h->task);
 }
 
 oxl_chan *oxl_chan_make(int64_t cap, const char *file, int line) {

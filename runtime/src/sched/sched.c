@@ -388,6 +388,10 @@ static sched_fiber *pool_get(oxl_sched *s) {
 
 void sched_block(oxl_sched *s) {
     oxl_task *self = s->current;
+    if (SIM_UNLIKELY(self->cancel_at_wait)) { /* its wait is where it ends: never returns */
+        sched_cancel_task(s, self);
+        sched_check_self(s);
+    }
     self->state = TASK_BLOCKED;
     switch_away(s, self, self->fiber, false);
 }
@@ -431,6 +435,7 @@ static void task_end(oxl_sched *s, oxl_task *t, sched_task_state how) {
 
 static void task_entry(void *arg) {
     oxl_task *t = arg;
+    t->started = true;
     t->result = t->fn(t->arg);
     oxl_sched *s = tls_sched;
     task_end(s, t, TASK_DONE);
@@ -628,6 +633,20 @@ void oxl_task_cancel(oxl_task *t) {
     if (!s || !t) return;
     sched_cancel_task(s, t);
     sched_check_self(s);
+}
+
+void oxl_task_cancel_at_wait(oxl_task *t) {
+    oxl_sched *s = sched_enter("oxl_task_cancel_at_wait");
+    if (!s || !t || t->state == TASK_DONE || t->state == TASK_CANCELLED) return;
+    /* Blocked, or not started: that is its wait, abandoned now. Woken
+     * (it holds what its wait gave it), preempted, or the caller itself:
+     * it goes on to its next wait. */
+    if (t->state == TASK_BLOCKED || (t->state == TASK_READY && !t->started)) {
+        sched_cancel_task(s, t);
+        sched_check_self(s);
+        return;
+    }
+    t->cancel_at_wait = true;
 }
 
 oxl_task *oxl_task_self(void) {

@@ -61,6 +61,8 @@ struct oxl_task {
     uint8_t state;              /* sched_task_state */
     uint8_t wait;               /* sched_wait_kind */
     bool detached, joined;
+    bool started;               /* its function has begun to run */
+    bool cancel_at_wait;        /* oxl_task_cancel_at_wait: it ends when it next blocks */
     uint32_t nwaiters;
     sched_waiter *waiters;      /* while blocked on channels */
     uint64_t wake_handle;       /* queued World wake, to cancel */

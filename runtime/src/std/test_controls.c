@@ -238,7 +238,36 @@ void oxl_std_test_clock_skew(oxl_string node, int64_t by) {
 /* ---- sim ---- */
 
 int64_t oxl_std_test_sim_seed(void) { return (int64_t)oxl_world_seed(world()); }
-int64_t oxl_std_test_sim_rand(void) { return (int64_t)(oxl_rand() >> 1); /* a non-negative Int */ }
+/* sim.rand(): one draw, its top 63 bits (a non-negative Int). Kept as it
+ * was, so traces of programs that use it do not move. */
+int64_t oxl_std_test_sim_anyRand(void) { return (int64_t)(oxl_rand() >> 1); }
+
+/* A draw in [0, n) from the program's stream without modulo bias:
+ * Lemire's multiply-and-reject, as oxl_rng_below does on a World stream. */
+static uint64_t rand_below(uint64_t n) {
+    unsigned __int128 m = (unsigned __int128)oxl_rand() * n;
+    uint64_t low = (uint64_t)m;
+    if (low < n) {
+        uint64_t threshold = (0 - n) % n;
+        while (low < threshold) {
+            m = (unsigned __int128)oxl_rand() * n;
+            low = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
+
+int64_t oxl_std_test_sim_randBelow(int64_t n) {
+    if (n < 1) oxl_panic_at(STD_AT, "sim.rand(%" PRId64 "): the bound must be at least 1", n);
+    return (int64_t)rand_below((uint64_t)n);
+}
+
+int64_t oxl_std_test_sim_between(int64_t min, int64_t max) {
+    if (max < min) oxl_panic_at(STD_AT, "sim.between: max %" PRId64 "ns is below min %" PRId64 "ns", max, min);
+    uint64_t span = (uint64_t)max - (uint64_t)min;
+    if (span == UINT64_MAX) return (int64_t)oxl_rand();
+    return (int64_t)((uint64_t)min + rand_below(span + 1));
+}
 int64_t oxl_std_test_sim_traceHash(void) { return (int64_t)oxl_world_trace_hash(world()); }
 
 void oxl_std_test_sim_note(oxl_string msg) {

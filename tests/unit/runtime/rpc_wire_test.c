@@ -207,8 +207,20 @@ static bool decodes(const unsigned char *data, size_t len, const oxl_type_desc *
     return oxl_wire_decode(&p, data + len, t, out, err, sizeof err) && p == data + len;
 }
 
+static bool has_map(const oxl_type_desc *t, int depth) {
+    if (t->kind == OXL_TD_MAP || depth > 16) return true;
+    for (int64_t i = 0; i < t->n; i++)
+        if (has_map(t->items[i], depth + 1)) return true;
+    return false;
+}
+
+/* Two encodings hold the same bytes. */
+static bool same_bytes(const oxl_wire_buf *a, const oxl_wire_buf *b) {
+    return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
 static void round_trips(void) {
-    int values = 0, prefixes = 0, refused = 0, roundtrip = 0, again = 0, flips = 0;
+    int values = 0, prefixes = 0, refused = 0, roundtrip = 0, again = 0, flips = 0, equal = 0, pairs = 0, agree = 0;
     for (int round = 0; round < 400; round++) {
         ntypes = nitems = ntags = 0;
         const oxl_type_desc *t = gen_type(4);
@@ -223,6 +235,16 @@ static void round_trips(void) {
             values++;
             oxl_word back;
             if (decodes(b.data, b.len, t, &back) && same(t, v, back)) roundtrip++;
+            if (oxl_wire_equal(t, v, back) && oxl_wire_equal(t, back, v)) equal++;
+            if (!has_map(t, 0)) { /* without maps (whose order == ignores) equal means equal bytes */
+                oxl_word w = gen_value(t, 0);
+                oxl_wire_buf bw = {0};
+                if (oxl_wire_encode(&bw, t, w, err, sizeof err)) {
+                    pairs++;
+                    if (oxl_wire_equal(t, v, w) == same_bytes(&b, &bw)) agree++;
+                }
+                oxl_wire_buf_free(&bw);
+            }
             oxl_wire_buf b2 = {0};
             if (oxl_wire_encode(&b2, t, back, err, sizeof err) && b2.len == b.len &&
                 (b.len == 0 || memcmp(b2.data, b.data, b.len) == 0)) /* an empty buffer has no data */
@@ -249,6 +271,9 @@ static void round_trips(void) {
     tap_ok(values > 1500, "%d generated values encoded", values);
     tap_is_int(roundtrip, values, "every value decodes to an equal value");
     tap_is_int(again, values, "every decoded value encodes to the same bytes");
+    tap_is_int(equal, values, "every value == its decoded copy (oxl_wire_equal), both ways");
+    tap_ok(pairs > 500 && agree == pairs, "%d of %d pairs of values without maps: == exactly when their bytes agree",
+           agree, pairs);
     tap_is_int(refused, prefixes, "every strict prefix (%d) is refused as truncated", prefixes);
     tap_ok(flips > 0, "%d corrupted encodings read without a crash", flips);
 }
@@ -345,9 +370,53 @@ static void layout(void) {
     oxl_wire_buf_free(&b);
 }
 
+/* == by hand: a map's order does not count, a cycle ends, a long chain
+ * does not deepen the C stack. */
+static const oxl_type_desc d_node;
+static const oxl_type_desc *const node_opt_items[] = {&d_none, &d_node};
+static const int64_t node_opt_tags[] = {1, 50};
+static const oxl_type_desc d_node_opt = {.kind = OXL_TD_UNION, .n = 2, .items = node_opt_items,
+                                         .tags = node_opt_tags, .name = "Node?"};
+static const oxl_type_desc *const node_items[] = {&d_int, &d_node_opt};
+static const oxl_type_desc d_node = {.kind = OXL_TD_STRUCT, .n = 2, .items = node_items, .name = "Node"};
+
+static oxl_word node(int64_t v, oxl_word next) {
+    oxl_word *f = oxl_alloc(2 * sizeof *f);
+    f[0] = (oxl_word)v;
+    f[1] = next ? oxl_word_from_ptr(oxl_box_new(50, next)) : 0;
+    return oxl_word_from_ptr(f);
+}
+
+static void equality(void) {
+    oxl_map a = oxl_map_new(OXL_KEY_STR), b = oxl_map_new(OXL_KEY_STR);
+    oxl_map_set(a, oxl_word_from_str(oxl_str_from_cstr("x")), 1, __FILE__, __LINE__);
+    oxl_map_set(a, oxl_word_from_str(oxl_str_from_cstr("y")), 2, __FILE__, __LINE__);
+    oxl_map_set(b, oxl_word_from_str(oxl_str_from_cstr("y")), 2, __FILE__, __LINE__);
+    oxl_map_set(b, oxl_word_from_str(oxl_str_from_cstr("x")), 1, __FILE__, __LINE__);
+    tap_ok(oxl_wire_equal(&d_map, oxl_word_from_ptr(a), oxl_word_from_ptr(b)), "maps: == ignores the order");
+    oxl_map_set(b, oxl_word_from_str(oxl_str_from_cstr("x")), 3, __FILE__, __LINE__);
+    tap_ok(!oxl_wire_equal(&d_map, oxl_word_from_ptr(a), oxl_word_from_ptr(b)), "maps: a value differs");
+    /* rings a = 1 -> a, b = 1 -> 1 -> b: equal; c = 1 -> 2 -> c: not */
+    oxl_word ra = node(1, 0), rb = node(1, 0), rb2 = node(1, rb), rc = node(1, 0), rc2 = node(2, rc);
+    ((oxl_word *)oxl_word_to_ptr(ra))[1] = oxl_word_from_ptr(oxl_box_new(50, ra));
+    ((oxl_word *)oxl_word_to_ptr(rb))[1] = oxl_word_from_ptr(oxl_box_new(50, rb2));
+    ((oxl_word *)oxl_word_to_ptr(rc))[1] = oxl_word_from_ptr(oxl_box_new(50, rc2));
+    tap_ok(oxl_wire_equal(&d_node, ra, rb), "cycles: two rings of 1s are equal");
+    tap_ok(!oxl_wire_equal(&d_node, ra, rc), "cycles: a ring of 1s is not a ring of 1, 2");
+    oxl_word x = 0, y = 0;
+    for (int i = 0; i < 1000000; i++) {
+        x = node(i, x);
+        y = node(i, y);
+    }
+    tap_ok(oxl_wire_equal(&d_node, x, y), "a chain of a million nodes compares without deepening the stack");
+    ((oxl_word *)oxl_word_to_ptr(y))[0] = 5;
+    tap_ok(!oxl_wire_equal(&d_node, x, y), "...and a difference at its head is found");
+}
+
 int main(void) {
     oxl_rt_init();
     layout();
     round_trips();
+    equality();
     return tap_done();
 }

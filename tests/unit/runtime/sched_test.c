@@ -773,6 +773,85 @@ static void test_cancel(void) {
     oxl_sched_result_free(&r);
 }
 
+/* ---- cancel at the next wait (OxL's t.cancel()) ---- */
+static void *noop(void *arg);
+
+typedef struct wait_cancel {
+    oxl_chan *c;
+    int got, after;  /* what the receiver took, and whether it ran past its next wait */
+    int started;
+} wait_cancel;
+
+static void *receive_twice(void *arg) {
+    wait_cancel *wc = arg;
+    wc->started = 1;
+    oxl_chan_recv(wc->c, &wc->got);
+    oxl_chan_recv(wc->c, &wc->got); /* the next wait: a cancel pending since the wake ends it here */
+    wc->after = 1;
+    return NULL;
+}
+
+static void *cancel_self(void *arg) {
+    wait_cancel *wc = arg;
+    oxl_task_cancel_at_wait(oxl_task_self());
+    wc->got = 7; /* it goes on until it waits */
+    oxl_yield();  /* not a wait */
+    oxl_sleep(OXL_MS);
+    wc->after = 1;
+    return NULL;
+}
+
+static void *cancel_at_wait_root(void *arg) {
+    transcript *log = arg;
+    /* blocked: ends at once, and the channel keeps what is sent later */
+    wait_cancel a = {.c = oxl_chan_new(1, sizeof(int))};
+    oxl_task *t = oxl_spawn(receive_twice, &a);
+    oxl_sleep(OXL_MS);
+    oxl_task_cancel_at_wait(t);
+    int v = 5;
+    oxl_chan_send(a.c, &v);
+    int st = oxl_join(t, NULL); /* joined before the fields are read */
+    say(log, "blocked:%d,%zu,%d", st, oxl_chan_len(a.c), a.after);
+    /* woken with a value and not yet run: it keeps the value, ends at its next wait */
+    wait_cancel b = {.c = oxl_chan_new(0, sizeof(int))};
+    t = oxl_spawn(receive_twice, &b);
+    oxl_sleep(OXL_MS);
+    v = 6;
+    oxl_chan_send(b.c, &v);
+    oxl_task_cancel_at_wait(t);
+    st = oxl_join(t, NULL);
+    say(log, " woken:%d,%d,%d", st, b.got, b.after);
+    /* not started: it never runs */
+    wait_cancel c = {.c = oxl_chan_new(0, sizeof(int))};
+    t = oxl_spawn(receive_twice, &c);
+    oxl_task_cancel_at_wait(t);
+    st = oxl_join(t, NULL);
+    say(log, " unstarted:%d,%d", st, c.started);
+    /* itself: at its next wait, not at a yield */
+    wait_cancel d = {0};
+    t = oxl_spawn(cancel_self, &d);
+    st = oxl_join(t, NULL);
+    say(log, " self:%d,%d,%d", st, d.got, d.after);
+    /* ended: nothing happens */
+    t = oxl_spawn(noop, (void *)9);
+    oxl_sleep(OXL_MS);
+    oxl_task_cancel_at_wait(t);
+    void *r = NULL;
+    st = oxl_join(t, &r);
+    say(log, " ended:%d,%d", st, (int)(intptr_t)r);
+    return NULL;
+}
+
+static void test_cancel_at_wait(void) {
+    transcript log = {0};
+    oxl_sched_options o = opts(1);
+    oxl_sched_result r = oxl_sched_run(cancel_at_wait_root, &log, &o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "cancel at the next wait: the run finishes");
+    tap_is_str(log.text, "blocked:1,1,0 woken:1,6,0 unstarted:1,0 self:1,7,0 ended:0,9",
+               "a blocked or unstarted task ends at once; a woken one or the caller at its next wait; an ended one is left");
+    oxl_sched_result_free(&r);
+}
+
 /* ---- several tasks join one ---- */
 typedef struct join_case {
     oxl_task *target;
@@ -1046,6 +1125,7 @@ int main(void) {
     test_reports();
     test_panic_and_world_failure();
     test_cancel();
+    test_cancel_at_wait();
     test_cancelled_events();
     test_several_joiners();
     test_nodes();
