@@ -1,6 +1,17 @@
-/* tr_internal.h: what the files of the test runner share (test_runner.c:
- * options, plan and reports; tr_exec.c: processes; tr_util.c: text, files,
- * hashes and the binary cache). Not a public interface. */
+/* tr_internal.h: what the files of the test runner share. Not a public
+ * interface. The files, in the order a run uses them:
+ *   tr_main.c      the command: tr_main, the selection, --list
+ *   tr_opts.c      the flags and the environment's settings
+ *   tr_binary.c    the test binary: built or taken from the cache, --list read
+ *   tr_failures.c  the failures file
+ *   tr_plan.c      what runs in which order: the seeds of a test, shards,
+ *                  the first failing seed, the determinism re-run
+ *   tr_batch.c     one batch of processes, -j at a time, in order
+ *   tr_report.c    the text the formats share; tr_report_{human,tap,json}.c
+ *                  the report formats (a tr_reporter each); tr_junit.c the
+ *                  JUnit file written after the run
+ *   tr_exec.c      processes and signals; tr_serve.c the fork server
+ *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
 #define OXL_TR_INTERNAL_H
 
@@ -37,6 +48,13 @@ void tr_json_str(tr_buf *b, const char *s);   /* "..." with JSON escapes */
 void tr_xml_text(tr_buf *b, const char *s);   /* &amp; &lt; &gt; &quot;, no control characters */
 void tr_shell_quote(tr_buf *b, const char *s); /* '...', ' written as '\'' */
 void tr_shell_word(tr_buf *b, const char *s);  /* as is when safe, else quoted */
+/* A test name as --list writes it (\\, \t, \n) and, beyond that, other
+ * control characters as \xNN, so a name never moves a terminal's cursor
+ * (the terminal, the failures file). */
+void tr_name_escape(tr_buf *b, const char *s);
+/* The n bytes at s with --list's escapes undone (malloc'd); *ok false on
+ * a bad escape. */
+char *tr_name_unescape(const char *s, size_t n, bool *ok);
 
 /* ---- files ---- */
 /* snprintf into a path buffer; false when it did not fit. */
@@ -135,5 +153,217 @@ void tr_server_stop(tr_server *s);
 
 /* "SIGSEGV", or "signal 40". */
 const char *tr_signal_name(int sig, char *buf, size_t cap);
+
+/* ---- the runner (tr_main.c and the files it calls) ---- */
+
+#define TR_FAILURES_FILE "oxl-test-failures.txt"
+#define TR_DEFAULT_TIMEOUT 300.0  /* seconds per process; -t 0 turns it off */
+#define TR_SHOW_BYTES (64u << 10) /* of a failing process's stdout and stderr */
+#define TR_MAX_SEEDS (1ull << 40) /* of one sim test */
+
+/* What a step of the run returns: an exit status to end with, or this. */
+enum { TR_GO_ON = -1 };
+
+enum { TR_KIND_ALL, TR_KIND_UNIT, TR_KIND_SIM };
+enum { TR_FMT_HUMAN, TR_FMT_TAP, TR_FMT_JSON };
+
+/* What a process came to: one list for the enum and the names the
+ * reports print (JSON result, JUnit failure type). */
+#define TR_RESULTS(X) \
+    X(PASS, "pass")   \
+    X(FAIL, "fail")   /* exit status 101 */ \
+    X(CRASH, "crash") /* a signal or another status */ \
+    X(TIMEOUT, "timeout")
+#define TR_RESULT_ENUM(id, name) TR_RES_##id,
+enum { TR_RESULTS(TR_RESULT_ENUM) TR_NRESULTS };
+#undef TR_RESULT_ENUM
+extern const char *const tr_result_names[TR_NRESULTS];
+
+typedef struct tr_opts {
+    const char *pkg;
+    int kind;
+    bool has_seed, has_seeds;
+    uint64_t seed, seeds_lo, seeds_hi;
+    const char *exact, *filter;
+    double timeout;
+    int jobs;
+    bool no_fail_fast, list;
+    int format;
+    const char *junit;
+    bool has_partition;
+    uint64_t part_index, part_total; /* 0-based index */
+    const char *color;
+    bool show_commands;
+    int opt_level;
+} tr_opts;
+
+typedef struct tr_test {
+    int index;
+    bool sim;
+    uint64_t first, last;
+    char *loc, *name;
+    char *shown; /* the name for a terminal (tr_name_escape) */
+} tr_test;
+
+/* One process of the plan: a unit test or one seed of a sim test. */
+typedef struct tr_item {
+    const tr_test *test;
+    uint64_t seed;
+    bool replay; /* from the failures file */
+    bool done;
+    int res;
+    int wstatus;
+    bool timed_out;
+    bool has_trace;
+    uint64_t trace;
+    double seconds;
+    char *out, *err; /* failing processes only */
+    size_t out_omitted, err_omitted;
+} tr_item;
+
+/* What one test came to. */
+typedef struct tr_outcome {
+    const tr_test *test;
+    bool run; /* false: not run after an earlier failure */
+    bool passed;
+    uint64_t seeds_total, seeds_run;
+    tr_item fail; /* the failing process, when !passed */
+    bool rerun_done, nondet;
+    tr_item rerun;
+    double seconds;
+    char *reproduce;
+} tr_outcome;
+
+/* The summary's counts. */
+typedef struct tr_totals {
+    size_t passed, failed, skipped, nondet;
+} tr_totals;
+
+typedef struct tr_fail_entry {
+    char *name;
+    uint64_t seed;
+    bool drop;
+} tr_fail_entry;
+
+typedef struct tr_runner tr_runner;
+
+/* A report format: the run calls these in order (start; per test
+ * test_start, its seeds in order, test_end; end). Unit tests get their
+ * test_start calls before their batch runs. */
+typedef struct tr_reporter {
+    void (*start)(tr_runner *r, size_t nunit, size_t nsim);
+    void (*test_start)(tr_runner *r, const tr_test *t, uint64_t seeds);
+    /* oc is the test's outcome for its failing seed, NULL for others */
+    void (*seed)(tr_runner *r, const tr_item *it, uint64_t pos, const tr_outcome *oc);
+    void (*test_end)(tr_runner *r, const tr_outcome *oc);
+    void (*end)(tr_runner *r, const tr_totals *tot, int status);
+    bool progress;    /* draws the progress line on a terminal */
+    bool seed_traces; /* shows a passing seed's trace hash */
+} tr_reporter;
+extern const tr_reporter tr_human, tr_tap, tr_json;
+
+struct tr_runner {
+    tr_opts o;
+    const tr_hooks *hooks;
+    const tr_reporter *rep;
+    char tmp[TR_PATH];
+    char bin[TR_PATH];
+    tr_test *tests;
+    size_t ntests;
+    const tr_test **sel;
+    size_t nsel;
+    tr_outcome *outs;
+    bool tty, color;
+    bool sharded;
+    uint64_t shard_index, shard_total;
+    tr_fail_entry *fails;
+    size_t nfails;
+    bool fails_changed;
+    char fails_path[TR_PATH];
+    bool interrupted;
+    unsigned long counter;
+    double t0;
+    uint64_t procs_run;
+    int tap_n;
+    bool progress_shown;
+    tr_server *srv; /* the fork server, started at the first process */
+    bool serve_off, serve_warned;
+    bool spawn_only;        /* the determinism re-run: a new exec, see tr_plan.c */
+    char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
+    size_t ntrash, trash_cap;
+};
+
+/* tr_opts.c */
+void tr_usage(const char *fmt, const char *arg);
+bool tr_parse_u64(const char *s, uint64_t *v);
+/* The flags into o: TR_GO_ON, or the exit status (a usage error, said). */
+int tr_parse_opts(int argc, char **argv, tr_opts *o);
+/* Bazel's sharding variables, OXL_TEST_FORK_SERVER and the run's
+ * temporary directory under TMPDIR: TR_GO_ON or a usage error. */
+int tr_setup_env(tr_runner *r);
+
+/* tr_binary.c: the test binary into r->bin (TR_GO_ON or an exit status),
+ * OXL_TEST_KEEP_BINARY, and the tests of its --list into r->tests. */
+int tr_get_binary(tr_runner *r);
+int tr_keep_binary(tr_runner *r);
+int tr_read_list(tr_runner *r);
+
+/* tr_failures.c */
+void tr_load_failures(tr_runner *r);
+void tr_forget_failure(tr_runner *r, const tr_test *t, uint64_t seed);
+void tr_remember_failure(tr_runner *r, const tr_test *t, uint64_t seed);
+void tr_save_failures(tr_runner *r);
+
+/* tr_plan.c: the processes of a batch in order: the unit tests, or one
+ * sim test's seeds (explicit ones first: --seed, or the replayed
+ * failures; then the range without them), in this shard. */
+typedef struct tr_gen {
+    const tr_test **units;
+    size_t nunits, upos;
+    const tr_test *test;
+    uint64_t *pre;
+    size_t npre, prepos;
+    bool range, range_done, all_shards;
+    uint64_t lo, hi, cur;
+} tr_gen;
+bool tr_in_shard(const tr_runner *r, const tr_test *t, uint64_t seed);
+bool tr_gen_next(const tr_runner *r, tr_gen *g, tr_item *it);
+/* Runs the selected tests and reports them: the exit status. */
+int tr_run_plan(tr_runner *r);
+
+/* tr_batch.c */
+typedef void (*tr_item_done_fn)(tr_runner *r, tr_item *it, uint64_t pos, void *ctx);
+/* Runs the batch's processes, -j at a time. With stop_on_fail, the first
+ * failure in ORDER ends it: later positions still running are killed,
+ * earlier ones awaited (one of them may fail and become the first), so the
+ * result is the sequential one. done() sees each item in order. what
+ * names the batch in the progress line (NULL: none); report sets
+ * OXL_SIM_REPORT=1 for unit tests too. Returns the number of positions
+ * reported. */
+uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what, bool report,
+                      tr_item_done_fn done, void *ctx);
+void tr_free_item(tr_item *it);
+
+/* tr_report.c: what the formats share. */
+#define TR_RED "\033[31m"
+#define TR_GREEN "\033[32m"
+#define TR_YELLOW "\033[33m"
+#define TR_RESET "\033[0m"
+const char *tr_paint(const tr_runner *r, const char *code);
+const char *tr_kind_name(const tr_test *t);
+void tr_clear_progress(tr_runner *r);
+void tr_show_progress(tr_runner *r, const char *what, uint64_t done, uint64_t total, uint64_t failed, double since);
+/* "exit status 101, trace 0123456789abcdef" and the like. */
+void tr_describe(const tr_runner *r, tr_buf *b, const tr_item *it);
+/* The headline and detail lines of a failure, without a newline at the end. */
+void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+void tr_nondet_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+void tr_print_captured(const char *label, const char *text, size_t omitted);
+/* Writes b to stdout, flushes, frees b. */
+void tr_emit(tr_buf *b);
+
+/* tr_junit.c: the JUnit XML report of the run; false (said) when it
+ * cannot be written. */
+bool tr_write_junit(tr_runner *r, const char *path);
 
 #endif

@@ -171,6 +171,40 @@ void tr_shell_word(tr_buf *b, const char *s) {
     else tr_shell_quote(b, s);
 }
 
+/* As --list writes a name; other control characters (which --list passes
+ * through) as \xNN, so a name never moves the terminal's cursor. */
+void tr_name_escape(tr_buf *b, const char *s) {
+    tr_buf_add(b, "", 0);
+    for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n') {
+            tr_buf_printf(b, "\\x%02x", (unsigned char)*s);
+            continue;
+        }
+        if (*s == '\\') tr_buf_puts(b, "\\\\");
+        else if (*s == '\t') tr_buf_puts(b, "\\t");
+        else if (*s == '\n') tr_buf_puts(b, "\\n");
+        else tr_buf_add(b, s, 1);
+    }
+}
+
+char *tr_name_unescape(const char *s, size_t n, bool *ok) {
+    char *d = tr_xmalloc(n + 1), *q = d;
+    *ok = true;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            *q++ = s[i];
+            continue;
+        }
+        char c = i + 1 < n ? s[++i] : '\0';
+        if (c == '\\') *q++ = '\\';
+        else if (c == 't') *q++ = '\t';
+        else if (c == 'n') *q++ = '\n';
+        else *ok = false;
+    }
+    *q = '\0';
+    return d;
+}
+
 /* ---- files ---- */
 
 bool tr_pathf(char *buf, size_t cap, const char *fmt, ...) {

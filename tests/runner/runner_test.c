@@ -1,4 +1,4 @@
-/* runner_test: `oxl test` (compiler/driver/test_runner.c) driven against
+/* runner_test: `oxl test` (compiler/driver/tr_*.c) driven against
  * fake_testbin through the build hook: every flag, the lowest failing seed
  * under -j 2, timeouts, signals, the determinism check, the report
  * formats, sharding, the failures file, the cache and bad flags. */
