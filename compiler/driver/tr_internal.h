@@ -323,6 +323,7 @@ typedef struct tr_gen {
     const tr_test *test;
     uint64_t *pre;
     size_t npre, prepos;
+    bool pre_replayed; /* pre are the failures file's seeds (not --seed's) */
     bool range, range_done, all_shards;
     uint64_t lo, hi, cur;
 } tr_gen;

@@ -53,7 +53,7 @@ bool tr_gen_next(const tr_runner *r, tr_gen *g, tr_item *it) {
         uint64_t s = g->pre[g->prepos++];
         if (g->all_shards || tr_in_shard(r, g->test, s)) {
             it->seed = s;
-            it->replay = true;
+            it->replay = g->pre_replayed;
             return true;
         }
     }
@@ -100,6 +100,7 @@ static void sim_gen(tr_runner *r, const tr_test *t, tr_gen *g) {
         g->pre = tr_xrealloc(g->pre, (g->npre + 1) * sizeof *g->pre);
         g->pre[g->npre++] = r->fails[i].seed;
     }
+    g->pre_replayed = true;
     g->range = true;
     g->lo = g->cur = r->o.has_seeds ? r->o.seeds_lo : t->first;
     g->hi = r->o.has_seeds ? r->o.seeds_hi : t->last;
