@@ -1,6 +1,7 @@
 /* tr_opts.c: the flags of `oxl test` (docs/testing.md, Options) and the
  * settings it takes from the environment: Bazel's sharding variables,
- * OXL_TEST_FORK_SERVER and the run's temporary directory. */
+ * OXL_TEST_FORK_SERVER, OXL_SIM_TIME_LIMIT and the run's temporary
+ * directory. */
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -252,6 +253,19 @@ int tr_setup_env(tr_runner *r) {
         return TR_EXIT_USAGE;
     }
     r->serve_off = fs && strcmp(fs, "0") == 0;
+    /* every process inherits it and the test binary checks it as
+     * oxl_sched_options_default does: checked here once, a bad value is
+     * the run's usage error rather than every seed's exit status 2 */
+    const char *limit = getenv("OXL_SIM_TIME_LIMIT");
+    if (limit) {
+        char *end = NULL;
+        errno = 0;
+        double secs = strtod(limit, &end);
+        if (!*limit || *end || errno || !(secs > 0) || secs > 9.2e9) {
+            fprintf(stderr, "oxl test: OXL_SIM_TIME_LIMIT='%s' is not a positive number of seconds\n", limit);
+            return TR_EXIT_USAGE;
+        }
+    }
     const char *tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     if ((size_t)snprintf(r->tmp, sizeof r->tmp, "%s/oxl-test-XXXXXX", tmpdir) >= sizeof r->tmp || !mkdtemp(r->tmp)) {
