@@ -46,7 +46,9 @@ char *tr_xstrdup(const char *s);
 /* Escapes for the output formats. Invalid UTF-8 becomes U+FFFD. */
 void tr_json_str(tr_buf *b, const char *s);   /* "..." with JSON escapes */
 void tr_xml_text(tr_buf *b, const char *s);   /* &amp; &lt; &gt; &quot;, no control characters */
-void tr_shell_quote(tr_buf *b, const char *s); /* '...', ' written as '\'' */
+/* '...' with ' written '\''; $'...' (\n, \t, \xNN, \', \\) when s has a
+ * control character, so the text stays one line and moves no cursor */
+void tr_shell_quote(tr_buf *b, const char *s);
 void tr_shell_word(tr_buf *b, const char *s);  /* as is when safe, else quoted */
 /* A test name as --list writes it (\\, \t, \n) and, beyond that, other
  * control characters as \xNN, so a name never moves a terminal's cursor

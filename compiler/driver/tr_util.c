@@ -153,7 +153,27 @@ void tr_xml_text(tr_buf *b, const char *s) {
     }
 }
 
+/* With a control character, $'...' (bash, zsh, ksh; POSIX 2024 sh): raw
+ * in '...', an escape sequence would act on the terminal that shows the
+ * line and a newline would split it, so the line could not be pasted. */
+static void ansi_c_quote(tr_buf *b, const char *s) {
+    tr_buf_puts(b, "$'");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\'' || *p == '\\') tr_buf_printf(b, "\\%c", *p);
+        else if (*p == '\n') tr_buf_puts(b, "\\n");
+        else if (*p == '\t') tr_buf_puts(b, "\\t");
+        else if (*p < 0x20 || *p == 0x7f) tr_buf_printf(b, "\\x%02x", *p);
+        else tr_buf_add(b, (const char *)p, 1);
+    }
+    tr_buf_add(b, "'", 1);
+}
+
 void tr_shell_quote(tr_buf *b, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) {
+            ansi_c_quote(b, s);
+            return;
+        }
     tr_buf_add(b, "'", 1);
     for (const char *p = s; *p; p++) {
         if (*p == '\'') tr_buf_puts(b, "'\\''");

@@ -62,9 +62,79 @@ static void test_time_limit_variable(void) {
     free_result(&r);
 }
 
+/* The reproduce line of s's output: the text after "reproduce: " up to
+ * the end of its line (malloc'd), or NULL. */
+static char *reproduce_of(const char *s) {
+    const char *p = strstr(s, "reproduce: ");
+    if (!p) return NULL;
+    p += strlen("reproduce: ");
+    size_t n = strcspn(p, "\n");
+    char *line = tr_xmalloc(n + 1);
+    memcpy(line, p, n);
+    line[n] = '\0';
+    return line;
+}
+
+/* What bash makes of word (one shell word, as the reproduce line has it). */
+static char *bash_word(const char *word) {
+    char script[TR_PATH], out[TR_PATH];
+    snprintf(script, sizeof script, "%s/word.sh", work);
+    snprintf(out, sizeof out, "%s/word.out", work);
+    tr_buf b = {0};
+    tr_buf_printf(&b, "printf '%%s' %s > '%s'\n", word, out);
+    tr_write_file(script, b.s, b.len, 0644);
+    tr_buf_free(&b);
+    unlink(out);
+    char cmd[2 * TR_PATH];
+    snprintf(cmd, sizeof cmd, "bash '%s'", script);
+    if (system(cmd) != 0) return NULL;
+    return slurp(out);
+}
+
+/* A name with an escape sequence or a newline: the reproduce line stays
+ * one line without control bytes, and pasted into bash it names the test. */
+static void test_reproduce_quoting(void) {
+    static const struct {
+        const char *spec, *name, *what;
+    } cases[] = {
+        {"sim|1|3|esc \033[31mred\033[0m it's|fail@2\n", "esc \033[31mred\033[0m it's", "ESC and a quote"},
+        {"sim|1|3|two\\nlines\\tand a tab|fail@2\n", "two\nlines\tand a tab", "a newline and a tab"},
+        {"sim|1|3|back\\\\slash \001 bell\a|fail@2\n", "back\\slash \001 bell\a", "a backslash and control bytes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        remove_failures();
+        set_tests(cases[i].spec);
+        result r = run_env(NULL, ARGS(pkg));
+        char *line = reproduce_of(r.out);
+        tap_ok(line != NULL, "%s: a reproduce line", cases[i].what);
+        bool clean = line != NULL;
+        for (const char *c = line ? line : ""; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) clean = false;
+        tap_ok(clean, "%s: no control byte in it", cases[i].what);
+        const char *exact = line ? strstr(line, " --exact ") : NULL, *seed = line ? strstr(line, " --seed 2") : NULL;
+        char *got = NULL;
+        if (exact && seed && seed > exact) {
+            char word[1024];
+            snprintf(word, sizeof word, "%.*s", (int)(seed - exact - 9), exact + 9);
+            got = bash_word(word);
+        }
+        tap_ok(got && strcmp(got, cases[i].name) == 0, "%s: bash reads the quoted name back", cases[i].what);
+        if (!clean) tap_diag("the line: %s", line ? line : "(none)");
+        free(got);
+        free(line);
+        free_result(&r);
+    }
+    remove_failures();
+    tr_buf b = {0};
+    tr_shell_quote(&b, "plain 'one'");
+    tap_is_str(b.s, "'plain '\\''one'\\'''", "a name without control characters keeps its single quotes");
+    tr_buf_free(&b);
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
     test_time_limit_variable();
+    test_reproduce_quoting();
     return harness_done();
 }

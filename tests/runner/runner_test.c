@@ -514,7 +514,7 @@ static void test_failures_file(void) {
     /* names with a quote and a tab: the reproduce line and the file */
     set_tests("sim|1|3|it's \"odd\"\\there|fail@2\n");
     r = run_env(NULL, ARGS(pkg));
-    tap_contains(r.out, "--exact 'it'\\''s \"odd\"\there' --seed 2\n", "the name shell-quoted, ' escaped");
+    tap_contains(r.out, "--exact $'it\\'s \"odd\"\\there' --seed 2\n", "the name with a tab quoted $'...', ' escaped");
     f = failures_file();
     tap_ok(f && strstr(f, "\n2\tit's \"odd\"\\there\n"), "the file escapes the tab as --list does");
     free(f);
