@@ -187,7 +187,7 @@ int tr_read_list(tr_runner *r) {
         } else why = "the kind is neither unit nor sim";
         bool name_ok = true;
         if (!why) {
-            t.name = tr_name_unescape(f[5], strlen(f[5]), &name_ok);
+            t.name = tr_name_unescape(f[5], strlen(f[5]), false, &name_ok);
             if (!name_ok || !*t.name) why = "the name is empty or has a bad escape";
         }
         if (why) {

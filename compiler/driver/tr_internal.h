@@ -54,9 +54,9 @@ void tr_shell_word(tr_buf *b, const char *s);  /* as is when safe, else quoted *
  * control characters as \xNN, so a name never moves a terminal's cursor
  * (the terminal, the failures file). */
 void tr_name_escape(tr_buf *b, const char *s);
-/* The n bytes at s with --list's escapes undone (malloc'd); *ok false on
- * a bad escape. */
-char *tr_name_unescape(const char *s, size_t n, bool *ok);
+/* The n bytes at s with --list's escapes undone and, with hex, also
+ * tr_name_escape's \xNN (not \x00) (malloc'd); *ok false on a bad escape. */
+char *tr_name_unescape(const char *s, size_t n, bool hex, bool *ok);
 
 /* ---- files ---- */
 /* snprintf into a path buffer; false when it did not fit. */
@@ -67,6 +67,9 @@ char *tr_read_tail(const char *path, size_t max, size_t *omitted);
 /* A whole small file (at most max bytes); NULL when unreadable or larger. */
 char *tr_read_all(const char *path, size_t max, size_t *len);
 bool tr_write_file(const char *path, const char *data, size_t len, int mode);
+/* The same, synced to disk before it is closed: for a file that is then
+ * renamed into place, so a crash leaves the old file or the whole new one. */
+bool tr_write_file_synced(const char *path, const char *data, size_t len, int mode);
 bool tr_copy_file(const char *from, const char *to, int mode);
 /* Removes a file or a directory tree (symbolic links are not followed). */
 void tr_remove_tree(const char *path);
@@ -244,7 +247,8 @@ typedef struct tr_totals {
 typedef struct tr_fail_entry {
     char *name;
     uint64_t seed;
-    bool drop;
+    bool drop;  /* loaded, and it passed in this run */
+    bool added; /* it failed in this run */
 } tr_fail_entry;
 
 typedef struct tr_runner tr_runner;

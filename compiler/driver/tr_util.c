@@ -207,7 +207,11 @@ void tr_name_escape(tr_buf *b, const char *s) {
     }
 }
 
-char *tr_name_unescape(const char *s, size_t n, bool *ok) {
+static int hex_digit(char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+char *tr_name_unescape(const char *s, size_t n, bool hex, bool *ok) {
     char *d = tr_xmalloc(n + 1), *q = d;
     *ok = true;
     for (size_t i = 0; i < n; i++) {
@@ -219,7 +223,11 @@ char *tr_name_unescape(const char *s, size_t n, bool *ok) {
         if (c == '\\') *q++ = '\\';
         else if (c == 't') *q++ = '\t';
         else if (c == 'n') *q++ = '\n';
-        else *ok = false;
+        else if (c == 'x' && hex && i + 2 < n && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0 &&
+                 (hex_digit(s[i + 1]) | hex_digit(s[i + 2])) != 0) {
+            *q++ = (char)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2])); /* never \x00: a name ends at a NUL */
+            i += 2;
+        } else *ok = false;
     }
     *q = '\0';
     return d;
@@ -302,6 +310,16 @@ bool tr_write_file(const char *path, const char *data, size_t len, int mode) {
     if (fd < 0) return false;
     bool ok = write_all(fd, data, len);
     return close(fd) == 0 && ok;
+}
+
+bool tr_write_file_synced(const char *path, const char *data, size_t len, int mode) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0) return false;
+    bool ok = write_all(fd, data, len) && fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0) ok = false;
+    else errno = e;
+    return ok;
 }
 
 bool tr_copy_file(const char *from, const char *to, int mode) {

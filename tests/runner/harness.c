@@ -45,9 +45,13 @@ char *slurp(const char *path) {
 }
 
 pid_t run_start(const char *const *env, const char *const *args, const char *tty) {
+    return run_start_as("run", env, args, tty);
+}
+
+pid_t run_start_as(const char *tag, const char *const *env, const char *const *args, const char *tty) {
     char out[TR_PATH], err[TR_PATH];
-    snprintf(out, sizeof out, "%s/run.out", work);
-    snprintf(err, sizeof err, "%s/run.err", work);
+    snprintf(out, sizeof out, "%s/%s.out", work, tag);
+    snprintf(err, sizeof err, "%s/%s.err", work, tag);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -55,12 +59,9 @@ pid_t run_start(const char *const *env, const char *const *args, const char *tty
             e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
         dup2(e, 2);
-        char cd[TR_PATH + 32], sd[TR_PATH + 32], td[TR_PATH + 32];
-        snprintf(cd, sizeof cd, "%s", cache);
         setenv("OXL_CACHE_DIR", cache, 1);
         setenv("FAKE_STATE_DIR", state, 1);
         setenv("TMPDIR", tmpd, 1);
-        (void)cd, (void)sd, (void)td;
         unsetenv("TEST_TOTAL_SHARDS");
         unsetenv("TEST_SHARD_INDEX");
         unsetenv("TEST_SHARD_STATUS_FILE");
@@ -89,10 +90,12 @@ pid_t run_start(const char *const *env, const char *const *args, const char *tty
     return pid;
 }
 
-result run_finish(pid_t pid, double t0) {
+result run_finish(pid_t pid, double t0) { return run_finish_as("run", pid, t0); }
+
+result run_finish_as(const char *tag, pid_t pid, double t0) {
     char out[TR_PATH], err[TR_PATH];
-    snprintf(out, sizeof out, "%s/run.out", work);
-    snprintf(err, sizeof err, "%s/run.err", work);
+    snprintf(out, sizeof out, "%s/%s.out", work, tag);
+    snprintf(err, sizeof err, "%s/%s.err", work, tag);
     int st;
     waitpid(pid, &st, 0);
     result r;

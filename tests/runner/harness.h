@@ -35,6 +35,9 @@ int harness_done(void);
  * a file, or to the terminal whose name is tty. */
 pid_t run_start(const char *const *env, const char *const *args, const char *tty);
 result run_finish(pid_t pid, double t0);
+/* The same with output files named after tag, for runs side by side. */
+pid_t run_start_as(const char *tag, const char *const *env, const char *const *args, const char *tty);
+result run_finish_as(const char *tag, pid_t pid, double t0);
 result run_env(const char *const *env, const char *const *args);
 void free_result(result *r);
 void show(const result *r);

@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700
 #include "harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -131,10 +132,117 @@ static void test_reproduce_quoting(void) {
     tr_buf_free(&b);
 }
 
+/* Lines of the fake's log for test idx with exactly this seed text. */
+static int runs_of(const char *log, int idx, const char *seed) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%d %s ", idx, seed);
+    return count_lines(log, prefix);
+}
+
+/* The failures file: a seed that is not one is dropped with a warning,
+ * never read as seed 0; names with control characters round-trip;
+ * duplicates go with the seed's pass. */
+static void test_failures_file_input(void) {
+    static const char *const bad[] = {"garbage", "-5", "12345678901234567890123", "9223372036854775808", "+7",
+                                      "", "07x"};
+    set_tests("sim|1|3|s|\n");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "# a comment\n%s\ts\n", bad[i]);
+        write_pkg_file("oxl-test-failures.txt", text);
+        reset_state();
+        result r = run_env(NULL, ARGS(pkg, "--format", "json"));
+        char *log = read_log();
+        tap_contains(r.err, "oxl-test-failures.txt:2: not '<seed><tab><test name>'", "seed '%s': the line is named",
+                     bad[i]);
+        tap_is_int(runs_of(log, 0, "0"), 0, "seed '%s': not run as seed 0", bad[i]);
+        tap_ok(strstr(r.out, "\"replayed\":true") == NULL, "seed '%s': no seed replayed", bad[i]);
+        tap_ok(failures_file() == NULL, "seed '%s': dropped when the file is rewritten", bad[i]);
+        free(log);
+        free_result(&r);
+    }
+    write_pkg_file("oxl-test-failures.txt", "9223372036854775807\ts\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg));
+    char *log = read_log();
+    tap_is_int(runs_of(log, 0, "9223372036854775807"), 1, "2^63-1 is a seed, run first");
+    free(log);
+    free_result(&r);
+
+    /* a name with control characters is written \xNN and read back */
+    remove_failures();
+    set_tests("sim|1|5|bell\a esc\033 del\177 s|fail@4\n");
+    r = run_env(NULL, ARGS(pkg));
+    char *f = failures_file();
+    tap_ok(f && strstr(f, "\n4\tbell\\x07 esc\\x1b del\177 s\n"), "a control character is written \\xNN");
+    free(f);
+    free_result(&r);
+    set_tests("sim|1|5|bell\a esc\033 del\177 s|\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "1"));
+    log = read_log();
+    tap_ok(strstr(r.err, "not '<seed><tab><test name>'") == NULL, "and read back without a warning");
+    tap_ok(strncmp(log, "0 4 ", 4) == 0, "the remembered seed 4 runs first");
+    tap_ok(failures_file() == NULL, "it passed and is gone");
+    free(log);
+    free_result(&r);
+    write_pkg_file("oxl-test-failures.txt", "1\tbad \\x00 escape\n2\tbad \\xzz\n3\tbad \\q\n");
+    r = run_env(NULL, ARGS(pkg));
+    tap_is_int(count_lines(r.err, "oxl test: warning: "), 3, "\\x00, \\xzz and \\q are bad escapes");
+    free_result(&r);
+
+    /* duplicates do not survive a passing run */
+    set_tests("sim|1|5|s|\n");
+    write_pkg_file("oxl-test-failures.txt", "3\ts\n3\ts\n5\tother\n5\tother\n");
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "1"));
+    log = read_log();
+    tap_is_int(runs_of(log, 0, "3"), 1, "a seed listed twice runs once");
+    f = failures_file();
+    tap_ok(f && !strstr(f, "\n3\t") && strstr(f, "\n5\tother\n") && !strstr(f, "\n5\tother\n5\tother\n"),
+           "it passed: both lines are gone; another test's seed stays, once");
+    free(f);
+    free(log);
+    free_result(&r);
+    remove_failures();
+}
+
+/* Two runs at once, each failing its own seed: the file keeps both (a
+ * lock, a merge with what is there, an atomic rename). */
+static void test_failures_file_concurrent(void) {
+    set_tests("sim|1|6|alpha|fail@3 delay=300@1\nsim|1|6|beta|fail@5 delay=300@1\n");
+    int lost = 0;
+    for (int round = 0; round < 3; round++) {
+        remove_failures();
+        write_pkg_file("oxl-test-failures.txt", "2\tgamma\n");
+        double t0 = tr_now();
+        pid_t a = run_start_as("a", NULL, ARGS(pkg, "--exact", "alpha", "-j", "1"), NULL);
+        pid_t b = run_start_as("b", NULL, ARGS(pkg, "--exact", "beta", "-j", "1"), NULL);
+        result ra = run_finish_as("a", a, t0), rb = run_finish_as("b", b, t0);
+        char *f = failures_file();
+        if (!(f && strstr(f, "\n3\talpha\n") && strstr(f, "\n5\tbeta\n") && strstr(f, "\n2\tgamma\n"))) lost++;
+        if (round == 0) tap_ok(ra.status == 1 && rb.status == 1, "both runs failed (%d, %d)", ra.status, rb.status);
+        free(f);
+        free_result(&ra);
+        free_result(&rb);
+    }
+    tap_is_int(lost, 0, "no run lost the other's seeds, nor one left alone (3 rounds)");
+    bool leftovers = false;
+    DIR *d = opendir(pkg);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "oxl-test-failures.txt", 21) == 0 && e->d_name[21]) leftovers = true;
+    if (d) closedir(d);
+    tap_ok(!leftovers, "no temporary or lock file is left in the package");
+    remove_failures();
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
     test_time_limit_variable();
     test_reproduce_quoting();
+    test_failures_file_input();
+    test_failures_file_concurrent();
     return harness_done();
 }
