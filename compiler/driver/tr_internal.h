@@ -229,7 +229,8 @@ typedef struct tr_item {
 /* What one test came to. */
 typedef struct tr_outcome {
     const tr_test *test;
-    bool run; /* false: not run after an earlier failure */
+    bool run;         /* false: not run after an earlier failure or an interrupt */
+    bool interrupted; /* (not run) started, and stopped by an interrupt after seeds_run seeds */
     bool passed;
     uint64_t seeds_total, seeds_run;
     tr_item fail; /* the failing process, when !passed */
@@ -241,7 +242,7 @@ typedef struct tr_outcome {
 
 /* The summary's counts. */
 typedef struct tr_totals {
-    size_t passed, failed, skipped, nondet;
+    size_t passed, failed, skipped, nondet, interrupted;
 } tr_totals;
 
 typedef struct tr_fail_entry {
@@ -365,6 +366,9 @@ void tr_describe(const tr_runner *r, tr_buf *b, const tr_item *it);
 /* The headline and detail lines of a failure, without a newline at the end. */
 void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 void tr_nondet_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+/* Why a test did not run or did not finish: "not run: an earlier test
+ * failed", "not run: interrupted", "interrupted after K of M seeds run". */
+void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 void tr_print_captured(const char *label, const char *text, size_t omitted);
 /* Writes b to stdout, flushes, frees b. */
 void tr_emit(tr_buf *b);

@@ -35,7 +35,13 @@ bool tr_write_junit(tr_runner *r, const char *path) {
         }
         tr_buf_puts(&b, ">\n");
         if (!oc->run) {
-            tr_buf_puts(&b, "      <skipped message=\"not run: an earlier test failed\"/>\n");
+            /* interrupted: not run, with the seeds it did */
+            tr_buf why = {0};
+            tr_not_run_text(r, oc, &why);
+            tr_buf_puts(&b, "      <skipped message=\"");
+            tr_xml_text(&b, why.s);
+            tr_buf_puts(&b, "\"/>\n");
+            tr_buf_free(&why);
         } else {
             tr_buf f = {0};
             tr_failure_text(r, oc, &f);

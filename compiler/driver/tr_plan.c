@@ -181,7 +181,14 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
     tr_run_batch(r, &g, true, total, what, false, seed_done, &c);
     oc->seconds = tr_now() - t0;
     free(g.pre);
-    if (r->interrupted) return;
+    if (r->interrupted && oc->passed) {
+        /* not a pass: it did only the seeds it reports */
+        oc->run = false;
+        oc->interrupted = true;
+        tr_clear_progress(r);
+        r->rep->test_end(r, oc);
+        return;
+    }
     if (!oc->passed) {
         reproduce_line(r, oc);
         /* the same seed once more, to see that it fails the same way */
@@ -197,7 +204,7 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
         r->spawn_only = true;
         tr_run_batch(r, &one, false, 1, NULL, true, rerun_done, oc);
         r->spawn_only = false;
-        if (r->interrupted) return;
+        /* interrupted in the re-run: the failure stands, unchecked */
         oc->nondet = oc->rerun_done && !same_failure(&oc->fail, &oc->rerun);
         r->rep->seed(r, &oc->fail, oc->seeds_run - 1, oc);
     }
@@ -251,8 +258,14 @@ int tr_run_plan(tr_runner *r) {
         for (size_t i = 0; i < nunit; i++) r->rep->test_start(r, order[i], 1);
         tr_run_batch(r, &g, fail_fast, nunit, "unit tests", false, unit_done, &k);
         tr_clear_progress(r);
-        for (size_t i = 0; i < nunit; i++)
+        for (size_t i = 0; i < nunit; i++) {
             if (r->outs[i].run && !r->outs[i].passed) failed = true;
+            /* started (handed to the batch) but not done */
+            if (r->interrupted && !r->outs[i].run && i < g.upos) {
+                r->outs[i].interrupted = true;
+                r->rep->test_end(r, &r->outs[i]);
+            }
+        }
     }
     for (size_t i = nunit; i < n && !r->interrupted; i++) {
         if (failed && fail_fast) break;
@@ -263,9 +276,11 @@ int tr_run_plan(tr_runner *r) {
     tr_totals tot = {0};
     for (size_t i = 0; i < n; i++) {
         tr_outcome *oc = &r->outs[i];
-        if (!oc->run) {
+        if (oc->interrupted) {
+            tot.interrupted++;
+        } else if (!oc->run) {
             tot.skipped++;
-            if (!r->interrupted) r->rep->test_end(r, oc);
+            r->rep->test_end(r, oc);
         } else if (oc->passed) tot.passed++;
         else {
             tot.failed++;

@@ -68,6 +68,13 @@ void tr_nondet_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {
     tr_describe(r, b, &oc->rerun);
 }
 
+void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {
+    if (oc->interrupted && oc->test->sim)
+        tr_buf_printf(b, "interrupted after %" PRIu64 " of %" PRIu64 " seeds run", oc->seeds_run, oc->seeds_total);
+    else if (oc->interrupted) tr_buf_puts(b, "interrupted");
+    else tr_buf_puts(b, r->interrupted ? "not run: interrupted" : "not run: an earlier test failed");
+}
+
 void tr_print_captured(const char *label, const char *text, size_t omitted) {
     if (!text || !*text) return;
     printf("--- %s ---\n", label);

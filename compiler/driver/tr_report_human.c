@@ -25,8 +25,11 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
     const tr_test *t = oc->test;
     tr_clear_progress(r);
     if (!oc->run) {
-        printf("%sskip%s %-5s %s (not run: an earlier test failed)\n", tr_paint(r, TR_YELLOW), tr_paint(r, TR_RESET),
-               tr_kind_name(t), t->shown);
+        tr_buf why = {0};
+        tr_not_run_text(r, oc, &why);
+        printf("%s%s%s %-5s %s (%s)\n", tr_paint(r, TR_YELLOW), oc->interrupted ? "INTR" : "skip", tr_paint(r, TR_RESET),
+               tr_kind_name(t), t->shown, why.s);
+        tr_buf_free(&why);
     } else if (oc->passed) {
         if (t->sim)
             printf("%sok%s   sim   %s (%" PRIu64 " seed%s, %.2f s)\n", tr_paint(r, TR_GREEN), tr_paint(r, TR_RESET),
@@ -60,10 +63,15 @@ static void end(tr_runner *r, const tr_totals *tot, int status) {
     double secs = tr_now() - r->t0;
     tr_buf b = {0};
     tr_clear_progress(r);
-    const char *word = status == TR_EXIT_NONDETERMINISM ? "NOT DETERMINISTIC" : tot->failed ? "FAILED" : "ok";
-    const char *col = tot->failed ? TR_RED : TR_GREEN;
-    tr_buf_printf(&b, "\ntest result: %s%s%s. %zu passed, %zu failed, %zu not run", tr_paint(r, col), word,
-                  tr_paint(r, TR_RESET), tot->passed, tot->failed, tot->skipped);
+    const char *word = status == 130                      ? "INTERRUPTED"
+                       : status == TR_EXIT_NONDETERMINISM ? "NOT DETERMINISTIC"
+                       : tot->failed                      ? "FAILED"
+                                                          : "ok";
+    const char *col = tot->failed ? TR_RED : status == 130 ? TR_YELLOW : TR_GREEN;
+    tr_buf_printf(&b, "\ntest result: %s%s%s. %zu passed, %zu failed", tr_paint(r, col), word, tr_paint(r, TR_RESET),
+                  tot->passed, tot->failed);
+    if (tot->interrupted) tr_buf_printf(&b, ", %zu interrupted", tot->interrupted);
+    tr_buf_printf(&b, ", %zu not run", tot->skipped);
     if (tot->nondet) tr_buf_printf(&b, ", %zu not deterministic", tot->nondet);
     tr_buf_printf(&b, "; %" PRIu64 " process%s in %.2f s\n", r->procs_run, r->procs_run == 1 ? "" : "es", secs);
     tr_emit(&b);

@@ -67,10 +67,20 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
     tr_buf b = {0};
     tr_buf_printf(&b, "{\"event\":\"test\",\"kind\":\"%s\",\"index\":%d,\"name\":", tr_kind_name(t), t->index);
     tr_json_str(&b, t->name);
-    tr_buf_printf(&b, ",\"result\":\"%s\"", !oc->run ? "skip" : oc->passed ? "pass" : "fail");
-    if (t->sim && oc->run)
+    tr_buf_printf(&b, ",\"result\":\"%s\"",
+                  oc->interrupted ? "interrupted" : !oc->run ? "skip" : oc->passed ? "pass" : "fail");
+    if (!oc->run && !oc->interrupted)
+        tr_buf_printf(&b, ",\"reason\":\"%s\"", r->interrupted ? "interrupted" : "an earlier test failed");
+    if (t->sim && (oc->run || oc->interrupted))
         tr_buf_printf(&b, ",\"seeds\":%" PRIu64 ",\"seeds_run\":%" PRIu64, oc->seeds_total, oc->seeds_run);
-    if (oc->run) tr_buf_printf(&b, ",\"seconds\":%.6f", oc->seconds);
+    if (oc->run || oc->interrupted) tr_buf_printf(&b, ",\"seconds\":%.6f", oc->seconds);
+    if (oc->interrupted) {
+        tr_buf why = {0};
+        tr_not_run_text(r, oc, &why);
+        tr_buf_puts(&b, ",\"message\":");
+        tr_json_str(&b, why.s);
+        tr_buf_free(&why);
+    }
     if (oc->run && !oc->passed) {
         tr_buf f = {0};
         tr_failure_text(r, oc, &f);
@@ -78,7 +88,8 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
         tr_json_str(&b, f.s);
         tr_buf_free(&f);
         if (t->sim) tr_buf_printf(&b, ",\"failed_seed\":%" PRIu64, oc->fail.seed);
-        if (t->sim) tr_buf_printf(&b, ",\"deterministic\":%s", oc->nondet ? "false" : "true");
+        if (t->sim)
+            tr_buf_printf(&b, ",\"deterministic\":%s", !oc->rerun_done ? "null" : oc->nondet ? "false" : "true");
         if (oc->nondet) {
             tr_buf n = {0};
             tr_nondet_text(r, oc, &n);
@@ -101,8 +112,8 @@ static void end(tr_runner *r, const tr_totals *tot, int status) {
     tr_buf b = {0};
     tr_buf_printf(&b,
                   "{\"event\":\"end\",\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,\"nondeterministic\":%zu,"
-                  "\"processes\":%" PRIu64 ",\"seconds\":%.6f,\"exit_status\":%d}\n",
-                  tot->passed, tot->failed, tot->skipped, tot->nondet, r->procs_run, secs, status);
+                  "\"interrupted\":%zu,\"processes\":%" PRIu64 ",\"seconds\":%.6f,\"exit_status\":%d}\n",
+                  tot->passed, tot->failed, tot->skipped, tot->nondet, tot->interrupted, r->procs_run, secs, status);
     tr_emit(&b);
 }
 

@@ -76,11 +76,22 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
     const tr_test *t = oc->test;
     tr_buf b = {0};
     r->tap_n++;
-    if (t->sim && oc->run) tr_buf_printf(&b, "    1..%" PRIu64 "\n", oc->seeds_run);
-    tr_buf_printf(&b, "%s %d - ", oc->passed || !oc->run ? "ok" : "not ok", r->tap_n);
+    if (t->sim && (oc->run || oc->interrupted)) tr_buf_printf(&b, "    1..%" PRIu64 "\n", oc->seeds_run);
+    /* an interrupted test is not ok: never a pass for work not done */
+    bool ok = !oc->interrupted && (oc->passed || !oc->run);
+    tr_buf_printf(&b, "%s %d - ", ok ? "ok" : "not ok", r->tap_n);
     tap_desc(&b, t->name);
-    if (!oc->run) tr_buf_puts(&b, " # SKIP not run: an earlier test failed");
+    tr_buf why = {0};
+    if (!oc->run) tr_not_run_text(r, oc, &why);
+    if (oc->interrupted) tr_buf_printf(&b, " # %s", why.s);
+    else if (!oc->run) tr_buf_printf(&b, " # SKIP %s", why.s);
     tr_buf_puts(&b, "\n");
+    if (oc->interrupted) {
+        tr_buf_puts(&b, "  ---\n  message: ");
+        tr_json_str(&b, why.s);
+        tr_buf_puts(&b, "\n  severity: interrupted\n  ...\n");
+    }
+    tr_buf_free(&why);
     if (oc->run && !oc->passed) tap_yaml(r, &b, "", oc, &oc->fail);
     tr_emit(&b);
 }
@@ -89,8 +100,10 @@ static void end(tr_runner *r, const tr_totals *tot, int status) {
     (void)r;
     tr_buf b = {0};
     if (status == 130) tr_buf_puts(&b, "Bail out! interrupted\n");
-    tr_buf_printf(&b, "# passed %zu, failed %zu, not run %zu, not deterministic %zu\n", tot->passed, tot->failed,
+    tr_buf_printf(&b, "# passed %zu, failed %zu, not run %zu, not deterministic %zu", tot->passed, tot->failed,
                   tot->skipped, tot->nondet);
+    if (tot->interrupted) tr_buf_printf(&b, ", interrupted %zu", tot->interrupted);
+    tr_buf_puts(&b, "\n");
     tr_emit(&b);
 }
 

@@ -237,6 +237,93 @@ static void test_failures_file_concurrent(void) {
     remove_failures();
 }
 
+/* Waits (up to 10 s) until the fake's log has n runs of test idx. */
+static void await_runs(int idx, int n) {
+    char prefix[16];
+    snprintf(prefix, sizeof prefix, "%d ", idx);
+    for (int i = 0; i < 1000; i++) {
+        char *log = read_log();
+        int k = count_lines(log, prefix);
+        free(log);
+        if (k >= n) return;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+}
+
+/* A run stopped by SIGINT, SIGTERM or SIGHUP in the middle of a sweep:
+ * the test that was running is interrupted (with the seeds it did), the
+ * later ones not run, in every format, and the status is 130, never 0. */
+static void test_interrupted_run(void) {
+    static const struct {
+        int sig;
+        const char *format, *name;
+    } cases[] = {{SIGINT, "human", "SIGINT"}, {SIGTERM, "tap", "SIGTERM"}, {SIGHUP, "json", "SIGHUP"}};
+    set_tests("unit|-|-|u|\nsim|1|40|slow|delay=40\nsim|1|3|later|\n");
+    char junit[TR_PATH];
+    snprintf(junit, sizeof junit, "%s/interrupted.xml", work);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        remove_failures();
+        reset_state();
+        unlink(junit);
+        double t0 = tr_now();
+        pid_t pid = run_start(NULL, ARGS(pkg, "-j", "1", "--format", cases[i].format, "--junit", junit), NULL);
+        await_runs(1, 6);
+        kill(pid, cases[i].sig);
+        result r = run_finish(pid, t0);
+        const char *s = cases[i].name;
+        tap_is_int(r.status, 130, "%s: status 130", s);
+        char *log = read_log();
+        tap_is_int(count_lines(log, "2 "), 0, "%s: the later test did not run", s);
+        free(log);
+        if (strcmp(cases[i].format, "human") == 0) {
+            tap_contains(r.out, "ok   unit  u (", "%s: the unit test passed", s);
+            tap_contains(r.out, "INTR sim   slow (interrupted after ", "%s: the sim test is interrupted", s);
+            tap_contains(r.out, " of 40 seeds run)\n", "%s: with the seeds it ran", s);
+            tap_contains(r.out, "skip sim   later (not run: interrupted)\n", "%s: the later one not run", s);
+            tap_contains(r.out, "test result: INTERRUPTED. 1 passed, 0 failed, 1 interrupted, 1 not run;",
+                         "%s: the summary", s);
+            tap_ok(strstr(r.out, "test result: ok") == NULL && strstr(r.out, "ok   sim   slow") == NULL,
+                   "%s: never a pass", s);
+        } else if (strcmp(cases[i].format, "tap") == 0) {
+            tap_contains(r.out, "ok 1 - u\n# Subtest: slow\n    ok 1 - seed 1\n", "%s: the seeds done", s);
+            tap_contains(r.out, "not ok 2 - slow # interrupted after ", "%s: the sim test is not ok, interrupted", s);
+            tap_contains(r.out, "\n  severity: interrupted\n", "%s: its YAML says so", s);
+            tap_contains(r.out, "ok 3 - later # SKIP not run: interrupted\n", "%s: the later one skipped", s);
+            tap_contains(r.out, "Bail out! interrupted\n", "%s: and the run bails out", s);
+        } else {
+            tap_ok(json_lines(r.out) > 0, "%s: valid JSON lines", s);
+            tap_contains(r.out, "\"name\":\"slow\",\"result\":\"interrupted\",\"seeds\":40,\"seeds_run\":",
+                         "%s: the sim test is interrupted, with its seeds run", s);
+            tap_contains(r.out, "\"name\":\"later\",\"result\":\"skip\",\"reason\":\"interrupted\"}",
+                         "%s: the later one skipped for it", s);
+            tap_contains(r.out, "\"interrupted\":1,", "%s: counted in the end event", s);
+            tap_contains(r.out, "\"exit_status\":130}", "%s: with the status", s);
+        }
+        char *x = slurp(junit);
+        tap_contains(x, "<testcase name=\"slow\" classname=\"sim\"", "%s: JUnit has the test", s);
+        tap_contains(x, "<skipped message=\"interrupted after ", "%s: JUnit: skipped, interrupted after its seeds", s);
+        tap_contains(x, "<skipped message=\"not run: interrupted\"/>", "%s: JUnit: the later one not run", s);
+        tap_ok(strstr(x, "skipped=\"2\"") != NULL, "%s: JUnit counts both as skipped", s);
+        free(x);
+        free_result(&r);
+    }
+    /* unit tests: the one that runs is interrupted, the next not run */
+    set_tests("unit|-|-|quick|\nunit|-|-|hangs|hang\nunit|-|-|after|\n");
+    reset_state();
+    double t0 = tr_now();
+    pid_t pid = run_start(NULL, ARGS(pkg, "-j", "1"), NULL);
+    await_runs(1, 1);
+    kill(pid, SIGINT);
+    result r = run_finish(pid, t0);
+    tap_is_int(r.status, 130, "a unit test interrupted: status 130");
+    tap_contains(r.out, "ok   unit  quick (", "the unit test before it passed");
+    tap_contains(r.out, "INTR unit  hangs (interrupted)\n", "the running one is interrupted");
+    tap_contains(r.out, "skip unit  after (not run: interrupted)\n", "the next one not run");
+    tap_contains(r.out, "test result: INTERRUPTED. 1 passed, 0 failed, 1 interrupted, 1 not run;", "the summary");
+    free_result(&r);
+    remove_failures();
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
@@ -244,5 +331,6 @@ int main(void) {
     test_reproduce_quoting();
     test_failures_file_input();
     test_failures_file_concurrent();
+    test_interrupted_run();
     return harness_done();
 }
