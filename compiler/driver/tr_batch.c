@@ -155,7 +155,7 @@ static void finish_slot(tr_runner *r, slot *s, tr_item *it) {
     it->done = true;
     it->wstatus = s->p.wstatus;
     it->timed_out = s->p.timed_out;
-    it->seconds = s->p.end - s->p.start;
+    it->seconds = s->p.ran >= 0 ? s->p.ran : s->p.end - s->p.start;
     if (it->timed_out) it->res = TR_RES_TIMEOUT;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 0) it->res = TR_RES_PASS;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 101) it->res = TR_RES_FAIL;

@@ -173,6 +173,7 @@ bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *con
         return false;
     }
     p->pid = pid;
+    p->ran = -1;
     p->start = tr_now();
     p->deadline = timeout > 0 ? p->start + timeout : 0;
     return true;

@@ -102,6 +102,7 @@ typedef struct tr_server tr_server;
 typedef struct tr_proc {
     pid_t pid;          /* 0 when not running */
     double start, end;  /* monotonic seconds */
+    double ran;         /* srv: seconds from fork to end as the server measured them; -1 unknown */
     double deadline;    /* 0: none */
     int wstatus;
     bool timed_out;

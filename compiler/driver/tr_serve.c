@@ -3,7 +3,7 @@
  * of the run, several in flight for -j N: an exec of the test binary costs
  * several times a fork of it. A request is answered by `pid` (or `error`)
  * at once; `status` lines come as children end and are matched to the
- * processes by pid. When the server ends while children are in flight,
+ * processes by pid, with each child's time as the server measured it. When the server ends while children are in flight,
  * they are killed and marked lost, so the caller runs them again another
  * way: no result is lost or taken from a half-run process. */
 #include "tr_internal.h"
@@ -138,13 +138,18 @@ static void server_dead(tr_server *s, const char *what) {
 static bool take_status(tr_server *s, const char *line) {
     long pid;
     int st;
+    long long usec = -1;
     char end;
-    if (sscanf(line, "status %ld %d%c", &pid, &st, &end) != 2) return false;
+    int n = sscanf(line, "status %ld %d %lld%c", &pid, &st, &usec, &end);
+    if (n != 2 && n != 3) return false;
     for (size_t i = 0; i < s->nprocs; i++) {
         tr_proc *p = s->procs[i];
         if (p->pid != (pid_t)pid) continue;
         p->wstatus = st;
         p->end = tr_now();
+        /* the server's measure: the runner may have read the pid and
+         * this status late, or both at once */
+        if (n == 3 && usec >= 0) p->ran = (double)usec * 1e-6;
         p->ended = true;
         s->procs[i] = s->procs[--s->nprocs];
         break;
@@ -303,6 +308,7 @@ bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char 
     }
     memset(p, 0, sizeof *p);
     p->pid = (pid_t)pid;
+    p->ran = -1;
     p->srv = s;
     p->start = tr_now();
     p->deadline = timeout > 0 ? p->start + timeout : 0;

@@ -324,6 +324,47 @@ static void test_interrupted_run(void) {
     remove_failures();
 }
 
+/* The "seconds" of every seed event of a JSON report, into v (at most max). */
+static int seed_seconds(const char *json, double *v, int max) {
+    int n = 0;
+    for (const char *p = json; (p = strstr(p, "{\"event\":\"seed\"")) && n < max; p++) {
+        const char *s = strstr(p, "\"seconds\":");
+        const char *eol = strchr(p, '\n');
+        if (s && (!eol || s < eol)) v[n++] = strtod(s + 10, NULL);
+    }
+    return n;
+}
+
+/* A seed's seconds are its own time, fork to end, as the fork server
+ * measures it: not the runner's moments of reading the answers, which
+ * come late when the runner is slow (here: stopped, again and again). */
+static void test_seed_seconds(void) {
+    set_tests("sim|1|12|timed|delay=30\n");
+    reset_state();
+    double t0 = tr_now();
+    pid_t pid = run_start(NULL, ARGS(pkg, "-j", "1", "--format", "json"), NULL);
+    for (;;) {
+        nanosleep(&(struct timespec){0, 30000000}, NULL);
+        if (waitpid(pid, NULL, WNOHANG | WNOWAIT | WEXITED) == pid) break;
+        kill(pid, SIGSTOP);
+        nanosleep(&(struct timespec){0, 150000000}, NULL);
+        kill(pid, SIGCONT);
+        siginfo_t si = {0};
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) break;
+    }
+    result r = run_finish(pid, t0);
+    double secs[32];
+    int n = seed_seconds(r.out, secs, 32), off = 0;
+    for (int i = 0; i < n; i++)
+        if (secs[i] < 0.029 || secs[i] > 0.13) {
+            off++;
+            tap_diag("seed %d: %.6f s", i + 1, secs[i]);
+        }
+    tap_is_int(n, 12, "twelve seed events");
+    tap_is_int(off, 0, "each seed of 30 ms reports 30 ms or a little more, the runner stopped or not");
+    free_result(&r);
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
@@ -332,5 +373,6 @@ int main(void) {
     test_failures_file_input();
     test_failures_file_concurrent();
     test_interrupted_run();
+    test_seed_seconds();
     return harness_done();
 }

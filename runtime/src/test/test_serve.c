@@ -13,7 +13,11 @@
  *     ready                   once, at start
  *     pid <pid>               a request's child was started
  *     error <message>         a request was not run (malformed, files, fork)
- *     status <pid> <wstatus>  a child ended (wait status as waitpid gives it)
+ *     status <pid> <wstatus> <usec>
+ *                             a child ended: its wait status as waitpid
+ *                             gives it, and its time from fork to end in
+ *                             microseconds, measured here (the runner may
+ *                             read the answers late)
  * `pid` or `error` answers the requests in order; `status` lines come as
  * children end, several may be in flight. */
 #include "test_serve.h"
@@ -25,11 +29,13 @@
 #include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SERVE_LINE 16384 /* a request: three paths and three short values */
@@ -94,13 +100,49 @@ static void set_var(const char *name, const char *value) {
     else setenv(name, value, 1);
 }
 
+/* A child in flight and when it was forked. */
+typedef struct child {
+    pid_t pid;
+    int64_t start_ns;
+} child;
+
 typedef struct server {
     int (*run)(void *);
     void *ctx;
     int devnull;
     struct sigaction old_chld;
-    long in_flight;
+    child *kids; /* in flight */
+    size_t nkids, cap;
 } server;
+
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool add_child(server *s, pid_t pid, int64_t start_ns) {
+    if (s->nkids == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        child *k = realloc(s->kids, cap * sizeof *k);
+        if (!k) return false;
+        s->kids = k;
+        s->cap = cap;
+    }
+    s->kids[s->nkids++] = (child){pid, start_ns};
+    return true;
+}
+
+/* Takes pid off the list; its fork time, or -1 when it was not there. */
+static int64_t take_child(server *s, pid_t pid) {
+    for (size_t i = 0; i < s->nkids; i++)
+        if (s->kids[i].pid == pid) {
+            int64_t t = s->kids[i].start_ns;
+            s->kids[i] = s->kids[--s->nkids];
+            return t;
+        }
+    return -1;
+}
 
 static void start(server *s, char *line) {
     char *f[SERVE_FIELDS];
@@ -124,6 +166,16 @@ static void start(server *s, char *line) {
     fflush(stdout);
     fflush(stderr);
     pid_t server_pid = getpid();
+    /* room for it before the fork: a child the list cannot hold would
+     * have no time and, worse, no entry */
+    if (!add_child(s, 0, 0)) {
+        answer("error cannot fork: out of memory\n");
+        close(out);
+        close(err);
+        return;
+    }
+    s->nkids--;
+    int64_t start_ns = mono_ns();
     pid_t pid = fork();
     if (pid < 0) {
         answer("error cannot fork: %s\n", strerror(errno));
@@ -147,6 +199,11 @@ static void start(server *s, char *line) {
         close(s->devnull);
         close(chld_pipe[0]);
         close(chld_pipe[1]);
+        /* the server's list is not the child's: a test that ends by
+         * exit() would have it reported as a leak */
+        free(s->kids);
+        s->kids = NULL;
+        s->nkids = s->cap = 0;
         set_var("OXL_TEST_RUN", f[0]);
         set_var("OXL_TEST_SEED", f[1]);
         set_var("OXL_SIM_REPORT", f[2]);
@@ -158,7 +215,7 @@ static void start(server *s, char *line) {
     setpgid(pid, pid);
     close(out);
     close(err);
-    s->in_flight++;
+    add_child(s, pid, start_ns); /* has room: see above */
     answer("pid %ld\n", (long)pid);
 }
 
@@ -175,8 +232,9 @@ static void reap(server *s) {
         int st = 0;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
-        s->in_flight--;
-        answer("status %ld %d\n", (long)pid, st);
+        int64_t end_ns = mono_ns(), start_ns = take_child(s, pid);
+        long long usec = start_ns < 0 ? 0 : (end_ns - start_ns) / 1000;
+        answer("status %ld %d %lld\n", (long)pid, st, usec);
     }
 }
 
@@ -197,7 +255,7 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     static char buf[SERVE_LINE];
     size_t len = 0;
     bool input = true, skipping = false;
-    while (input || s.in_flight > 0) {
+    while (input || s.nkids > 0) {
         struct pollfd pf[2] = {{chld_pipe[0], POLLIN, 0}, {0, POLLIN, 0}};
         if (poll(pf, input ? 2 : 1, -1) < 0) {
             if (errno != EINTR) break;
@@ -235,5 +293,6 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
         }
     }
     reap(&s);
+    free(s.kids);
     return 0;
 }
