@@ -41,12 +41,41 @@ static void win_push(window *w, const tr_item *it) {
     w->next++;
 }
 
-/* Reads the last `oxl-sim: seed=<n> trace=<hex> ...` line of stderr. */
-static bool find_trace(const char *text, uint64_t *trace) {
+static bool find_trace(const char *last, uint64_t *trace);
+
+/* The last line of text that starts with prefix, or NULL. */
+static const char *last_line(const char *text, const char *prefix) {
     const char *last = NULL;
-    for (const char *p = text; (p = strstr(p, "oxl-sim: seed=")); p++)
+    for (const char *p = text; (p = strstr(p, prefix)); p++)
         if (p == text || p[-1] == '\n') last = p;
+    return last;
+}
+
+/* The sim report line, `oxl-sim: seed=<n> trace=<hex> ...`, the last of
+ * stderr: false when there is none for this seed (the run did not reach
+ * its end: docs/test-binary.md); *has_trace when its trace reads. */
+static bool find_sim_report(const char *text, uint64_t seed, bool *has_trace, uint64_t *trace) {
+    *has_trace = false;
+    const char *last = last_line(text, "oxl-sim: seed=");
     if (!last) return false;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(last + 14, &end, 10);
+    if (errno || end == last + 14 || *end != ' ' || n != seed) return false;
+    *has_trace = find_trace(last, trace);
+    return true;
+}
+
+/* The unit report line, `oxl-unit: test=<index> done`. */
+static bool find_unit_report(const char *text, int index) {
+    char want[64];
+    snprintf(want, sizeof want, "oxl-unit: test=%d done", index);
+    const char *last = last_line(text, want);
+    return last && (last[strlen(want)] == '\n' || last[strlen(want)] == '\0');
+}
+
+/* The trace of the sim report line that starts at last. */
+static bool find_trace(const char *last, uint64_t *trace) {
     const char *t = strstr(last, " trace=");
     const char *eol = strchr(last, '\n');
     if (!t || (eol && t > eol)) return false;
@@ -112,14 +141,15 @@ static bool fresh_paths(tr_runner *r, slot *s) {
     return true;
 }
 
-static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos, bool report) {
+static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
     if (!fresh_paths(r, s)) return false;
     char run[48], seed[48], data[TR_PATH + 16];
     snprintf(run, sizeof run, "OXL_TEST_RUN=%d", it->test->index);
     snprintf(seed, sizeof seed, "OXL_TEST_SEED=%" PRIu64, it->seed);
     snprintf(data, sizeof data, "OXL_DATA_DIR=%s", s->data);
-    const char *env[6] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data,
-                          it->test->sim || report ? "OXL_SIM_REPORT=1" : "OXL_SIM_REPORT", NULL};
+    /* OXL_SIM_REPORT=1 for every process: its report line is how a run
+     * says it reached its end, and a sim seed's also has its trace */
+    const char *env[6] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data, "OXL_SIM_REPORT=1", NULL};
     bool served = false;
     if (!r->serve_off && !r->spawn_only) {
         char why[1024];
@@ -137,7 +167,7 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos, bool re
                  * again, spawned (serve_off is set), in paths of its own */
                 serve_fail(r, why);
                 trash_slot(r, s);
-                return start_slot(r, s, it, pos, report);
+                return start_slot(r, s, it, pos);
             }
         }
     }
@@ -160,20 +190,26 @@ static void finish_slot(tr_runner *r, slot *s, tr_item *it) {
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 0) it->res = TR_RES_PASS;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 101) it->res = TR_RES_FAIL;
     else it->res = TR_RES_CRASH;
-    /* a passing seed's trace is shown only in JSON and compared only in
-     * the determinism re-run: otherwise its stderr is not read */
-    bool want_trace = it->test->sim && (r->rep->seed_traces || r->spawn_only);
-    if (want_trace || it->res != TR_RES_PASS) {
-        size_t om;
-        char *err = tr_read_tail(s->err, it->res == TR_RES_PASS ? 4096 : TR_SHOW_BYTES, &om);
-        if (err && it->test->sim) it->has_trace = find_trace(err, &it->trace);
-        if (it->res != TR_RES_PASS) {
-            it->err = err;
-            it->err_omitted = om;
-            it->out = tr_read_tail(s->out, TR_SHOW_BYTES, &it->out_omitted);
-        } else {
-            free(err);
-        }
+    /* exit 0 is a pass only with the report line the binary prints at the
+     * end of its run, the last of its stderr: an exit(0) in a C extern, or
+     * a binary that is no test binary of this protocol, is not a pass */
+    size_t om;
+    char *err = tr_read_tail(s->err, it->res == TR_RES_PASS ? 4096 : TR_SHOW_BYTES, &om);
+    bool reported = false;
+    if (err && it->test->sim) reported = find_sim_report(err, it->seed, &it->has_trace, &it->trace);
+    else if (err) reported = find_unit_report(err, it->test->index);
+    if (it->res == TR_RES_PASS && !reported) {
+        it->res = TR_RES_CRASH;
+        it->incomplete = true;
+        free(err);
+        err = tr_read_tail(s->err, TR_SHOW_BYTES, &om);
+    }
+    if (it->res != TR_RES_PASS) {
+        it->err = err;
+        it->err_omitted = om;
+        it->out = tr_read_tail(s->out, TR_SHOW_BYTES, &it->out_omitted);
+    } else {
+        free(err);
     }
     trash_slot(r, s);
     s->busy = false;
@@ -186,7 +222,7 @@ void tr_free_item(tr_item *it) {
     it->out = it->err = NULL;
 }
 
-uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what, bool report,
+uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what,
                       tr_item_done_fn done, void *ctx) {
     int nslots = r->o.jobs;
     slot *slots = tr_xmalloc((size_t)nslots * sizeof *slots);
@@ -208,7 +244,7 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
             slot *s = NULL;
             for (int i = 0; i < nslots && !s; i++)
                 if (!slots[i].busy) s = &slots[i];
-            if (!start_slot(r, s, win_at(&w, pos), pos, report)) {
+            if (!start_slot(r, s, win_at(&w, pos), pos)) {
                 broken = true; /* reported; the run ends as interrupted */
                 w.next--;
                 break;
@@ -242,7 +278,7 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
                 serve_fail(r, tr_server_why(r->srv));
                 trash_slot(r, s);
                 s->busy = false;
-                if (!start_slot(r, s, win_at(&w, s->pos), s->pos, report)) {
+                if (!start_slot(r, s, win_at(&w, s->pos), s->pos)) {
                     broken = true;
                     busy--;
                 }

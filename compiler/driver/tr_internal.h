@@ -220,6 +220,7 @@ typedef struct tr_item {
     int res;
     int wstatus;
     bool timed_out;
+    bool incomplete; /* exit 0 without the report line of a run's end: a crash */
     bool has_trace;
     uint64_t trace;
     double seconds;
@@ -346,10 +347,9 @@ typedef void (*tr_item_done_fn)(tr_runner *r, tr_item *it, uint64_t pos, void *c
  * failure in ORDER ends it: later positions still running are killed,
  * earlier ones awaited (one of them may fail and become the first), so the
  * result is the sequential one. done() sees each item in order. what
- * names the batch in the progress line (NULL: none); report sets
- * OXL_SIM_REPORT=1 for unit tests too. Returns the number of positions
- * reported. */
-uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what, bool report,
+ * names the batch in the progress line (NULL: none). Returns the number
+ * of positions reported. */
+uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what,
                       tr_item_done_fn done, void *ctx);
 void tr_free_item(tr_item *it);
 

@@ -178,7 +178,7 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
     char what[256];
     snprintf(what, sizeof what, "sim %.200s", t->shown);
     double t0 = tr_now();
-    tr_run_batch(r, &g, true, total, what, false, seed_done, &c);
+    tr_run_batch(r, &g, true, total, what, seed_done, &c);
     oc->seconds = tr_now() - t0;
     free(g.pre);
     if (r->interrupted && oc->passed) {
@@ -202,7 +202,7 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
          * address layout, so behaviour that depends on addresses would
          * repeat; a new exec lays the process out anew */
         r->spawn_only = true;
-        tr_run_batch(r, &one, false, 1, NULL, true, rerun_done, oc);
+        tr_run_batch(r, &one, false, 1, NULL, rerun_done, oc);
         r->spawn_only = false;
         /* interrupted in the re-run: the failure stands, unchecked */
         oc->nondet = oc->rerun_done && !same_failure(&oc->fail, &oc->rerun);
@@ -256,7 +256,7 @@ int tr_run_plan(tr_runner *r) {
         g.all_shards = true; /* already chosen */
         size_t k = 0;
         for (size_t i = 0; i < nunit; i++) r->rep->test_start(r, order[i], 1);
-        tr_run_batch(r, &g, fail_fast, nunit, "unit tests", false, unit_done, &k);
+        tr_run_batch(r, &g, fail_fast, nunit, "unit tests", unit_done, &k);
         tr_clear_progress(r);
         for (size_t i = 0; i < nunit; i++) {
             if (r->outs[i].run && !r->outs[i].passed) failed = true;

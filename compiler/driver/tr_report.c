@@ -58,6 +58,11 @@ void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {
     if (f->timed_out) tr_buf_printf(b, "\n%s timed out after %g s", who, r->o.timeout);
     else if (WIFSIGNALED(f->wstatus))
         tr_buf_printf(b, "\n%s crashed: %s", who, tr_signal_name(WTERMSIG(f->wstatus), sb, sizeof sb));
+    else if (f->incomplete)
+        tr_buf_printf(b,
+                      "\n%s crashed: exit status 0 before its run ended (no '%s' report line: an exit() in a C extern, or "
+                      "not a test binary of this oxl)",
+                      who, oc->test->sim ? "oxl-sim:" : "oxl-unit:");
     else if (WEXITSTATUS(f->wstatus) != 101) tr_buf_printf(b, "\n%s crashed: exit status %d", who, WEXITSTATUS(f->wstatus));
 }
 

@@ -16,6 +16,8 @@
  *     delay=MS   sleep MS milliseconds first
  *     killserver the fork server that started this run is killed (SIGKILL)
  *                before the run goes on (an exec'd run ignores it)
+ *     exit0      exit(0) at once, before the run's end (as a C extern
+ *                calling exit(0) would): no report line
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
  * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec>" to FAKE_STATE_DIR/log (fork:
  * a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
@@ -125,12 +127,19 @@ static uint64_t fnv(const char *s, uint64_t h) {
 }
 
 static bool sim, report, served;
+static long test_index;
 static uint64_t seed, trace;
 
+/* The end of a run, with the report lines of docs/test-binary.md
+ * (FAKE_HANDSHAKE=0: none, as a binary of another protocol). */
 static _Noreturn void finish(int status) {
-    if (sim && report) {
+    const char *hs = getenv("FAKE_HANDSHAKE");
+    bool handshake = !hs || strcmp(hs, "0") != 0;
+    if (sim && report && handshake) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%d\n", seed, trace, (int)(seed % 17));
         if (status != 0) fprintf(stderr, "  t=0ms n0 start\n  t=5ms n0 panic\n");
+    } else if (!sim && report && handshake) {
+        fprintf(stderr, "oxl-unit: test=%ld done\n", test_index);
     }
     fflush(stdout);
     fflush(stderr);
@@ -211,6 +220,7 @@ static int run_test(void) {
         return 2;
     }
     test *t = &ts[index];
+    test_index = index;
     sim = strcmp(t->kind, "sim") == 0;
     const char *seed_text = getenv("OXL_TEST_SEED");
     if (sim) {
@@ -259,6 +269,10 @@ static int run_test(void) {
     }
     long ms;
     if (has_rule(t->rules, "delay", seed, &ms)) sleep_ms(ms);
+    if (has_rule(t->rules, "exit0", seed, NULL)) {
+        fflush(stdout);
+        exit(0);
+    }
     if (has_rule(t->rules, "out", seed, NULL)) {
         printf("stdout of seed %" PRIu64 "\n", seed);
         fprintf(stderr, "stderr of seed %" PRIu64 "\n", seed);

@@ -365,6 +365,39 @@ static void test_seed_seconds(void) {
     free_result(&r);
 }
 
+/* exit 0 is a pass only with the run's report line: a seed (or unit
+ * test) that exits 0 before its run ended, or a binary that never says
+ * it ran, fails. */
+static void test_early_exit(void) {
+    set_tests("unit|-|-|u quits|exit0\nunit|-|-|u fine|\nsim|1|9|s quits|exit0@4\nsim|1|5|s fine|\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "--no-fail-fast", "-j", "1"));
+    tap_is_int(r.status, 1, "exit(0) before the end: status 1");
+    tap_contains(r.out, "FAIL unit  u quits\ntest failed\ntest crashed: exit status 0 before its run ended (no ",
+                 "a unit test that exits 0 early fails");
+    tap_contains(r.out, "FAIL sim   s quits\nseed 4 failed (4 of 9 seeds run)\nseed 4 crashed: exit status 0 before its "
+                        "run ended (no 'oxl-sim:' report line",
+                 "a seed that exits 0 early fails");
+    tap_contains(r.out, "ok   unit  u fine (", "a unit test that ends passes");
+    tap_contains(r.out, "ok   sim   s fine (5 seeds", "and so does a sim test");
+    tap_ok(strstr(r.out, "not deterministic") == NULL, "the early exit is deterministic");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "--exact", "s quits", "--format", "json"));
+    tap_contains(r.out, "\"seed\":4,\"replayed\":true,\"result\":\"crash\",\"status\":0,", "JSON: a crash with status 0");
+    free_result(&r);
+    remove_failures();
+
+    /* a binary that runs its tests but never says so */
+    set_tests("unit|-|-|u|\nsim|1|3|s|\n");
+    r = run_env(ENV("FAKE_HANDSHAKE=0"), ARGS(pkg, "--no-fail-fast"));
+    tap_is_int(r.status, 1, "no report lines at all: status 1");
+    tap_contains(r.out, "seed 1 crashed: exit status 0 before its run ended", "its first seed fails");
+    tap_contains(r.out, "test crashed: exit status 0 before its run ended", "its unit test fails");
+    tap_contains(r.out, "test result: FAILED. 0 passed, 2 failed", "nothing passes");
+    free_result(&r);
+    remove_failures();
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
@@ -374,5 +407,6 @@ int main(void) {
     test_failures_file_concurrent();
     test_interrupted_run();
     test_seed_seconds();
+    test_early_exit();
     return harness_done();
 }
