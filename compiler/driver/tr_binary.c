@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,12 @@
 #include <unistd.h>
 
 #define LIST_TIMEOUT 60.0 /* for `<bin> --list` */
+
+static uint64_t le_bytes(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
 #define CACHE_KEEP 16     /* test binaries kept in the cache */
 
 static int cmp_mtime_desc(const void *a, const void *b) {
@@ -52,49 +59,152 @@ static void prune_cache(const char *dir) {
     for (size_t i = 0; i < n; i++) {
         if (i >= CACHE_KEEP) {
             char p[TR_PATH];
-            snprintf(p, sizeof p, "%s/%s", dir, es[i].name);
-            unlink(p);
+            if (tr_pathf(p, sizeof p, "%s/%s", dir, es[i].name)) unlink(p);
         }
         free(es[i].name);
     }
     free(es);
 }
 
+/* The cache directory (made when missing) into buf: NULL, with why
+ * filled, when there is none or it cannot be made. */
+static const char *cache_dir(char *buf, size_t cap, char *why, size_t why_cap) {
+    static const struct {
+        const char *var, *sub;
+    } roots[] = {{"OXL_CACHE_DIR", "test-binaries"}, {"XDG_CACHE_HOME", "oxl/test-binaries"},
+                 {"HOME", ".cache/oxl/test-binaries"}};
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+        const char *root = getenv(roots[i].var);
+        if (!root || !*root) continue;
+        if (!tr_pathf(buf, cap, "%s/%s", root, roots[i].sub)) {
+            snprintf(why, why_cap, "cannot use the cache directory under '%s' (from %s): the path is too long", root,
+                     roots[i].var);
+            return NULL;
+        }
+        if (!tr_mkdir_p(buf)) {
+            snprintf(why, why_cap, "cannot use the cache directory '%s' (from %s): %s", buf, roots[i].var,
+                     strerror(errno));
+            return NULL;
+        }
+        return buf;
+    }
+    snprintf(why, why_cap, "no cache directory (OXL_CACHE_DIR, XDG_CACHE_HOME and HOME are unset)");
+    return NULL;
+}
+
+/* Whether the ELF file at path is whole: its headers are there and every
+ * part they point at lies inside the file. An entry that a full disk or a
+ * crash cut short (or left empty) is found out here, not by an exec that
+ * fails, or a process that crashes, at every later run. NULL when whole,
+ * else what is wrong. */
+static const char *damaged(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "it cannot be opened";
+    struct stat st;
+    unsigned char h[64];
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) why = "it is not a file";
+    else if (st.st_size == 0) why = "it is empty";
+    else if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) != 0 || h[4] != 2 || h[5] != 1)
+        why = "it is not a 64-bit little-endian ELF file";
+    if (why) {
+        close(fd);
+        return why;
+    }
+#define LE(p, n) le_bytes((p), (n))
+    uint64_t size = (uint64_t)st.st_size;
+    uint64_t phoff = LE(h + 32, 8), shoff = LE(h + 40, 8);
+    uint64_t phentsize = LE(h + 54, 2), phnum = LE(h + 56, 2), shentsize = LE(h + 58, 2), shnum = LE(h + 60, 2);
+    if (phnum == 0 || phentsize < 56 || phoff > size || phnum * phentsize > size - phoff)
+        why = "its program headers are cut off";
+    else if (shnum && (shentsize < 64 || shoff > size || shnum * shentsize > size - shoff))
+        why = "its section headers are cut off";
+    for (uint64_t i = 0; !why && i < phnum; i++) {
+        unsigned char ph[56];
+        if (pread(fd, ph, sizeof ph, (off_t)(phoff + i * phentsize)) != (ssize_t)sizeof ph) {
+            why = "its program headers cannot be read";
+            break;
+        }
+        uint64_t off = LE(ph + 8, 8), filesz = LE(ph + 32, 8);
+        if (off > size || filesz > size - off) why = "a segment runs past its end";
+    }
+#undef LE
+    close(fd);
+    return why;
+}
+
+/* Stores the binary built at built as the cache's dest: renamed when
+ * both are on one file system, else copied beside dest and renamed,
+ * synced first either way. False, errno set, when the cache cannot take
+ * it (full, read-only): the built one is then used where it is. */
+static bool store(const char *built, const char *dest) {
+    int fd = open(built, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    int synced = fsync(fd);
+    close(fd);
+    if (synced != 0) return false;
+    if (rename(built, dest) == 0) return true;
+    if (errno != EXDEV) return false;
+    char tmp[TR_PATH];
+    if (!tr_pathf(tmp, sizeof tmp, "%s.%ld.tmp", dest, (long)getpid())) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    /* a rename of a whole, synced file: another run never sees a part */
+    if (!tr_copy_file_synced(built, tmp, 0755) || rename(tmp, dest) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return false;
+    }
+    return true;
+}
+
 int tr_get_binary(tr_runner *r) {
-    char key[65], cdir[TR_PATH];
+    char key[65], cdir[TR_PATH], why[TR_PATH + 256], cached[TR_PATH];
     if (!tr_cache_key(r->o.pkg, r->hooks, r->o.opt_level, key)) return TR_EXIT_USAGE;
-    const char *dir = tr_cache_dir(cdir, sizeof cdir);
-    if (dir) {
-        tr_pathf(r->bin, sizeof r->bin, "%s/%s", dir, key);
-        if (access(r->bin, X_OK) == 0) {
-            utimensat(AT_FDCWD, r->bin, NULL, 0); /* most recently used: kept by the pruning */
+    const char *dir = cache_dir(cdir, sizeof cdir, why, sizeof why);
+    if (dir && tr_pathf(cached, sizeof cached, "%s/%s", dir, key) && access(cached, F_OK) == 0) {
+        const char *bad = damaged(cached);
+        if (!bad && access(cached, X_OK) == 0) {
+            snprintf(r->bin, sizeof r->bin, "%s", cached);
+            utimensat(AT_FDCWD, cached, NULL, 0); /* most recently used: kept by the pruning */
             return TR_GO_ON;
         }
-    } else {
-        fprintf(stderr, "oxl test: note: no cache directory (set OXL_CACHE_DIR or HOME); building afresh\n");
-        tr_pathf(r->bin, sizeof r->bin, "%s/test-binary", r->tmp);
+        fprintf(stderr, "oxl test: warning: the cached test binary '%s' is damaged (%s); building it again\n", cached,
+                bad ? bad : "it is not executable");
+        unlink(cached);
+    } else if (!dir) {
+        fprintf(stderr, "oxl test: note: %s; building in TMPDIR\n", why);
     }
-    char building[TR_PATH];
-    tr_pathf(building, sizeof building, "%s.%ld.tmp", r->bin, (long)getpid());
+    /* built in the run's own directory, then stored: a cache that cannot
+     * take it (full, read-only) leaves the run with the built one */
+    tr_pathf(r->bin, sizeof r->bin, "%s/test-binary", r->tmp);
     if (!r->hooks->build) {
         fprintf(stderr, "oxl test: this oxl cannot build test binaries\n");
         return TR_EXIT_BUILD;
     }
-    int st = r->hooks->build(r->hooks->ctx, r->o.pkg, building, r->o.show_commands, r->o.opt_level);
+    int st = r->hooks->build(r->hooks->ctx, r->o.pkg, r->bin, r->o.show_commands, r->o.opt_level);
     if (st != 0) {
-        unlink(building);
+        unlink(r->bin);
         if (st == 2) return TR_EXIT_USAGE;
         fprintf(stderr, "oxl test: %s; no test ran\n",
                 st == 1 ? "the package does not compile" : "the test binary could not be built");
         return TR_EXIT_BUILD;
     }
-    /* rename: another `oxl test` never sees a half-written binary */
-    if (rename(building, r->bin) != 0) {
-        fprintf(stderr, "oxl test: cannot store the test binary as '%s': %s\n", r->bin, strerror(errno));
-        unlink(building);
+    const char *bad = damaged(r->bin);
+    if (bad) {
+        fprintf(stderr, "oxl test: the test binary the build left at '%s' is damaged (%s); no test ran\n", r->bin, bad);
         return TR_EXIT_BUILD;
     }
-    if (dir) prune_cache(dir);
+    if (!dir) return TR_GO_ON;
+    if (!store(r->bin, cached)) {
+        fprintf(stderr, "oxl test: note: cannot store the test binary in the cache '%s': %s; running it from TMPDIR\n",
+                dir, strerror(errno));
+        return TR_GO_ON;
+    }
+    snprintf(r->bin, sizeof r->bin, "%s", cached);
+    prune_cache(dir);
     return TR_GO_ON;
 }
 

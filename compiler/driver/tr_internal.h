@@ -71,6 +71,7 @@ bool tr_write_file(const char *path, const char *data, size_t len, int mode);
  * renamed into place, so a crash leaves the old file or the whole new one. */
 bool tr_write_file_synced(const char *path, const char *data, size_t len, int mode);
 bool tr_copy_file(const char *from, const char *to, int mode);
+bool tr_copy_file_synced(const char *from, const char *to, int mode); /* synced before it is closed */
 /* Removes a file or a directory tree (symbolic links are not followed). */
 void tr_remove_tree(const char *path);
 bool tr_mkdir_p(const char *path);
@@ -93,8 +94,6 @@ uint64_t tr_fnv1a64(uint64_t h, const void *data, size_t n);
  * compiler and the runtime. False (message printed) when the package
  * cannot be read. */
 bool tr_cache_key(const char *pkg, const tr_hooks *h, int opt_level, char key[65]);
-/* The cache directory (created); NULL when none can be made. */
-const char *tr_cache_dir(char *buf, size_t cap);
 
 /* ---- processes ---- */
 typedef struct tr_server tr_server;

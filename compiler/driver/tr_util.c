@@ -322,7 +322,13 @@ bool tr_write_file_synced(const char *path, const char *data, size_t len, int mo
     return ok;
 }
 
-bool tr_copy_file(const char *from, const char *to, int mode) {
+static bool copy_file(const char *from, const char *to, int mode, bool synced);
+
+bool tr_copy_file(const char *from, const char *to, int mode) { return copy_file(from, to, mode, false); }
+
+bool tr_copy_file_synced(const char *from, const char *to, int mode) { return copy_file(from, to, mode, true); }
+
+static bool copy_file(const char *from, const char *to, int mode, bool synced) {
     int in = open(from, O_RDONLY);
     if (in < 0) return false;
     int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
@@ -345,7 +351,10 @@ bool tr_copy_file(const char *from, const char *to, int mode) {
         }
     }
     close(in);
+    if (ok && synced && fsync(out) != 0) ok = false;
+    int e = errno;
     if (close(out) != 0) ok = false;
+    else errno = e;
     if (ok) chmod(to, (mode_t)mode);
     return ok;
 }
@@ -586,15 +595,4 @@ bool tr_cache_key(const char *pkg, const tr_hooks *h, int opt_level, char key[65
     tr_sha256_done(&c, d);
     for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", d[i]);
     return true;
-}
-
-const char *tr_cache_dir(char *buf, size_t cap) {
-    const char *env = getenv("OXL_CACHE_DIR");
-    int n;
-    if (env && *env) n = snprintf(buf, cap, "%s/test-binaries", env);
-    else if ((env = getenv("XDG_CACHE_HOME")) && *env) n = snprintf(buf, cap, "%s/oxl/test-binaries", env);
-    else if ((env = getenv("HOME")) && *env) n = snprintf(buf, cap, "%s/.cache/oxl/test-binaries", env);
-    else return NULL;
-    if (n < 0 || (size_t)n >= cap) return NULL;
-    return tr_mkdir_p(buf) ? buf : NULL;
 }

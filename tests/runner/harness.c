@@ -1,5 +1,5 @@
 /* harness.c: the runner tests' harness (harness.h). */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE /* unshare */
 #include "harness.h"
 
 #include <dirent.h>
@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,6 +50,43 @@ pid_t run_start(const char *const *env, const char *const *args, const char *tty
     return run_start_as("run", env, args, tty);
 }
 
+static bool write_proc(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) return false;
+    bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+    return close(fd) == 0 && ok;
+}
+
+/* In a run's child: the cache directory on a tmpfs of its own, in a mount
+ * namespace of the child's own ("SIZE" bytes; "ro": read-only, with its
+ * test-binaries directory made first). False when the system allows no
+ * such namespace. */
+static bool private_cache(const char *spec) {
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    if (unshare(uid == 0 ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+    if (uid != 0) {
+        char map[64];
+        snprintf(map, sizeof map, "%ld %ld 1\n", (long)uid, (long)uid);
+        if (!write_proc("/proc/self/uid_map", map) || !write_proc("/proc/self/setgroups", "deny")) return false;
+        snprintf(map, sizeof map, "%ld %ld 1\n", (long)gid, (long)gid);
+        if (!write_proc("/proc/self/gid_map", map)) return false;
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return false;
+    mkdir(cache, 0755);
+    bool ro = strcmp(spec, "ro") == 0;
+    char opts[64];
+    snprintf(opts, sizeof opts, "size=%s", ro ? "1m" : spec);
+    if (mount("tmpfs", cache, "tmpfs", 0, opts) != 0) return false;
+    if (ro) {
+        char sub[TR_PATH];
+        snprintf(sub, sizeof sub, "%s/test-binaries", cache);
+        mkdir(sub, 0755);
+        if (mount(NULL, cache, NULL, MS_REMOUNT | MS_RDONLY, NULL) != 0) return false;
+    }
+    return true;
+}
+
 pid_t run_start_as(const char *tag, const char *const *env, const char *const *args, const char *tty) {
     char out[TR_PATH], err[TR_PATH];
     snprintf(out, sizeof out, "%s/%s.out", work, tag);
@@ -62,6 +101,8 @@ pid_t run_start_as(const char *tag, const char *const *env, const char *const *a
         setenv("OXL_CACHE_DIR", cache, 1);
         setenv("FAKE_STATE_DIR", state, 1);
         setenv("TMPDIR", tmpd, 1);
+        for (const char *const *v = env; v && *v; v++)
+            if (strncmp(*v, "HARNESS_CACHE=", 14) == 0 && !private_cache(*v + 14)) _exit(HARNESS_NO_NAMESPACE);
         unsetenv("TEST_TOTAL_SHARDS");
         unsetenv("TEST_SHARD_INDEX");
         unsetenv("TEST_SHARD_STATUS_FILE");

@@ -32,7 +32,11 @@ int harness_done(void);
 
 /* Starts tr_main in a child with the environment changes (NAME=value, or
  * NAME to unset) and the arguments, both NULL-terminated; stdout goes to
- * a file, or to the terminal whose name is tty. */
+ * a file, or to the terminal whose name is tty. HARNESS_CACHE=SIZE (or
+ * =ro) in env puts the cache directory on a tmpfs of that size (or a
+ * read-only one) in a mount namespace of the child's own; the run's
+ * status is HARNESS_NO_NAMESPACE when the system allows none. */
+#define HARNESS_NO_NAMESPACE 77
 pid_t run_start(const char *const *env, const char *const *args, const char *tty);
 result run_finish(pid_t pid, double t0);
 /* The same with output files named after tag, for runs side by side. */

@@ -398,6 +398,101 @@ static void test_early_exit(void) {
     remove_failures();
 }
 
+/* The one binary in the cache (its path into buf); false when there is
+ * not exactly one. */
+static bool cached_binary(char *buf, size_t cap) {
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/test-binaries", cache);
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strlen(e->d_name) == 64) {
+            if (tr_pathf(buf, cap, "%s/%s", dir, e->d_name)) n++;
+        }
+    if (d) closedir(d);
+    return n == 1;
+}
+
+/* A cache entry that is empty or cut short is found out and built again;
+ * a cache that cannot take the binary (full, read-only, not a directory)
+ * leaves the run to a binary built in TMPDIR, with a note that says why. */
+static void test_cache_entries(void) {
+    set_tests("unit|-|-|u|\nsim|1|3|s|\n");
+    static const struct {
+        const char *what;
+        int keep_num, keep_den; /* of the entry's size */
+    } damage[] = {{"a zero-byte cache entry", 0, 1}, {"a cache entry cut to half", 1, 2},
+                  {"a cache entry missing its last byte", -1, 1}};
+    for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
+        tr_remove_tree(cache);
+        result r = run_env(NULL, ARGS(pkg));
+        free_result(&r);
+        char bin[TR_PATH];
+        struct stat st;
+        bool one = cached_binary(bin, sizeof bin) && stat(bin, &st) == 0;
+        off_t keep = damage[i].keep_num < 0 ? st.st_size - 1 : st.st_size * damage[i].keep_num / damage[i].keep_den;
+        if (one) (void)!truncate(bin, keep);
+        int b0 = count_builds();
+        r = run_env(NULL, ARGS(pkg));
+        const char *w = damage[i].what;
+        tap_is_int(r.status, 0, "%s: the run passes", w);
+        tap_contains(r.err, "oxl test: warning: the cached test binary '", "%s: is named", w);
+        tap_contains(r.err, "' is damaged (", "%s: as damaged", w);
+        tap_is_int(count_builds(), b0 + 1, "%s: and built again", w);
+        struct stat st2;
+        tap_ok(one && stat(bin, &st2) == 0 && st2.st_size == st.st_size, "%s: the entry is whole again", w);
+        free_result(&r);
+        b0 = count_builds();
+        r = run_env(NULL, ARGS(pkg));
+        tap_ok(r.status == 0 && count_builds() == b0 && !strstr(r.err, "damaged"), "%s: the next run uses it", w);
+        free_result(&r);
+    }
+
+    /* a cache directory that cannot be made: the note names it and why */
+    char notdir[TR_PATH], env[TR_PATH + 32];
+    snprintf(notdir, sizeof notdir, "%s/a-file", work);
+    tr_write_file(notdir, "", 0, 0644);
+    snprintf(env, sizeof env, "OXL_CACHE_DIR=%s/cache", notdir);
+    result r = run_env(ENV(env), ARGS(pkg));
+    tap_is_int(r.status, 0, "a cache directory that cannot be made: the run passes");
+    tap_contains(r.err, "oxl test: note: cannot use the cache directory '", "its note names the directory");
+    tap_contains(r.err, "' (from OXL_CACHE_DIR): Not a directory; building in TMPDIR", "where it came from, and why");
+    tap_ok(strstr(r.err, "set OXL_CACHE_DIR") == NULL, "and does not ask for a variable that is set");
+    free_result(&r);
+    r = run_env(ENV("OXL_CACHE_DIR", "XDG_CACHE_HOME", "HOME"), ARGS(pkg));
+    tap_is_int(r.status, 0, "no cache directory at all: the run passes");
+    tap_contains(r.err, "oxl test: note: no cache directory (OXL_CACHE_DIR, XDG_CACHE_HOME and HOME are unset); "
+                        "building in TMPDIR",
+                 "the note says which variables are unset");
+    free_result(&r);
+
+    /* a full cache and a read-only one (each a tmpfs of the run's own) */
+    tr_remove_tree(cache);
+    mkdir(cache, 0755);
+    r = run_env(ENV("HARNESS_CACHE=8k"), ARGS(pkg));
+    if (r.status == HARNESS_NO_NAMESPACE) {
+        tap_skip("no mount namespace for a tmpfs of the run's own", "a full cache filesystem");
+    } else {
+        tap_is_int(r.status, 0, "a full cache filesystem: the run passes");
+        tap_contains(r.err, "oxl test: note: cannot store the test binary in the cache '", "a note names the cache");
+        tap_contains(r.err, "No space left on device; running it from TMPDIR", "and says why");
+        if (r.status) show(&r);
+    }
+    free_result(&r);
+    r = run_env(ENV("HARNESS_CACHE=ro"), ARGS(pkg));
+    if (r.status == HARNESS_NO_NAMESPACE) {
+        tap_skip("no mount namespace for a tmpfs of the run's own", "a read-only cache filesystem");
+    } else {
+        tap_is_int(r.status, 0, "a read-only cache filesystem: the run passes");
+        tap_contains(r.err, "Read-only file system; running it from TMPDIR", "the note says why");
+        tap_ok(strstr(r.err, "set OXL_CACHE_DIR") == NULL, "and blames no variable");
+    }
+    free_result(&r);
+    tap_ok(dir_empty(tmpd), "the TMPDIR builds are removed");
+    tr_remove_tree(cache);
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
@@ -408,5 +503,6 @@ int main(void) {
     test_interrupted_run();
     test_seed_seconds();
     test_early_exit();
+    test_cache_entries();
     return harness_done();
 }
