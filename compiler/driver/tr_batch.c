@@ -1,22 +1,32 @@
 /* tr_batch.c: one batch of processes (the unit tests, a sim test's seeds,
  * a determinism re-run), -j at a time, each in a slot with its own capture
- * files and data directory, through the fork server or spawned. Results
- * are handed on in the batch's order, so a parallel run reports what a
- * sequential one would. */
+ * files and data directory. Results are handed on in the batch's order,
+ * so a parallel run reports what a sequential one would.
+ *
+ * A process is forked by the run's fork server (the test binary's
+ * --serve), or by a server of its own (an exec each: the determinism
+ * re-run, OXL_TEST_FORK_SERVER=0, and every process after the shared
+ * server died), and spawned only when the binary cannot serve at all. So
+ * a process is never the runner's child while it can be a server's: its
+ * parent is a server that dies with the runner, and one that kills its
+ * parent kills only that server (it is then reported so, and runs the same
+ * way again). */
 #include "tr_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 typedef struct slot {
     tr_proc p;
+    tr_server *own; /* the server of this process alone, if it has one */
     bool busy;
     uint64_t pos;
-    char out[TR_PATH], err[TR_PATH], data[TR_PATH];
+    char out[TR_PATH], err[TR_PATH], data[TR_PATH], serve_err[TR_PATH];
 } slot;
 
 /* The window of positions [head, next) of a batch. */
@@ -92,16 +102,6 @@ static bool find_trace(const char *last, uint64_t *trace) {
     return true;
 }
 
-/* The fork server failed: said once, and every later process is spawned. */
-static void serve_fail(tr_runner *r, const char *why) {
-    r->serve_off = true;
-    if (r->serve_warned) return;
-    r->serve_warned = true;
-    tr_clear_progress(r);
-    fprintf(stderr, "oxl test: warning: the fork server failed: %s; each process is started with posix_spawn from now on\n",
-            why);
-}
-
 /* What an ended process leaves is removed after the next processes have
  * started: off the path from one process to the next. */
 static void trash(tr_runner *r, const char *path) {
@@ -124,6 +124,46 @@ static void trash_slot(tr_runner *r, slot *s) {
     trash(r, s->err);
 }
 
+/* A fork server failed: said once. One that never started a process
+ * means the binary cannot serve, and every later process is spawned; one
+ * that did (and then died: a process may have killed it) leaves every
+ * later process to a server of its own. */
+static void serve_fail(tr_runner *r, const char *why, bool cannot_serve) {
+    r->shared_off = true;
+    if (cannot_serve) r->servers_off = true;
+    if (r->serve_warned && !(cannot_serve && !r->spawn_warned)) return;
+    r->serve_warned = true;
+    if (cannot_serve) r->spawn_warned = true;
+    tr_clear_progress(r);
+    fprintf(stderr, "oxl test: warning: the fork server failed: %s; each process is started %s from now on\n", why,
+            cannot_serve ? "with posix_spawn" : "in a fork server of its own");
+}
+
+/* A server for this slot's process alone: it is forked, and the server
+ * told to end once it has run it. False (with the reason said) when the
+ * binary cannot serve. */
+static bool start_own_server(tr_runner *r, slot *s, const char *const *env) {
+    char why[1024];
+    tr_pathf(s->serve_err, sizeof s->serve_err, "%s/serve-%lu.err", r->tmp, r->counter);
+    s->own = tr_server_start(r->bin, s->serve_err, why, sizeof why);
+    if (s->own && tr_server_run(s->own, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why)) {
+        tr_server_close_input(s->own);
+        return true;
+    }
+    tr_server_stop(s->own);
+    s->own = NULL;
+    serve_fail(r, why, true);
+    return false;
+}
+
+/* A process's own server, once the process has ended. */
+static void stop_own_server(tr_runner *r, slot *s) {
+    if (!s->own) return;
+    tr_server_stop(s->own);
+    s->own = NULL;
+    trash(r, s->serve_err);
+}
+
 /* A fresh data directory and capture file names for the slot's next
  * process. False (reported) when the directory cannot be made. */
 static bool fresh_paths(tr_runner *r, slot *s) {
@@ -142,6 +182,7 @@ static bool fresh_paths(tr_runner *r, slot *s) {
 }
 
 static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
+    s->own = NULL;
     if (!fresh_paths(r, s)) return false;
     char run[48], seed[48], data[TR_PATH + 16];
     snprintf(run, sizeof run, "OXL_TEST_RUN=%d", it->test->index);
@@ -151,24 +192,31 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
      * says it reached its end, and a sim seed's also has its trace */
     const char *env[6] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data, "OXL_SIM_REPORT=1", NULL};
     bool served = false;
-    if (!r->serve_off && !r->spawn_only) {
+    if (!r->shared_off && !r->own_server) {
         char why[1024];
         if (!r->srv) {
             char err[TR_PATH];
             tr_pathf(err, sizeof err, "%s/serve.err", r->tmp);
             r->srv = tr_server_start(r->bin, err, why, sizeof why);
-            if (!r->srv) serve_fail(r, why);
+            if (!r->srv) serve_fail(r, why, true);
         }
-        if (r->srv && !r->serve_off) {
+        if (r->srv && !r->shared_off) {
             served = tr_server_run(r->srv, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why);
             if (!served) {
                 /* the server may have forked a child into these paths
                  * before it failed (it dies with the server): start
-                 * again, spawned (serve_off is set), in paths of its own */
-                serve_fail(r, why);
+                 * again another way, in paths of its own */
+                serve_fail(r, why, !tr_server_answered(r->srv));
                 trash_slot(r, s);
                 return start_slot(r, s, it, pos);
             }
+        }
+    }
+    if (!served && !r->servers_off) {
+        served = start_own_server(r, s, env);
+        if (!served) {
+            trash_slot(r, s);
+            return start_slot(r, s, it, pos);
         }
     }
     if (!served && !tr_proc_start(&s->p, r->bin, NULL, env, s->out, s->err, r->o.timeout)) {
@@ -186,6 +234,13 @@ static void finish_slot(tr_runner *r, slot *s, tr_item *it) {
     it->wstatus = s->p.wstatus;
     it->timed_out = s->p.timed_out;
     it->seconds = s->p.ran >= 0 ? s->p.ran : s->p.end - s->p.start;
+    if (s->p.lost) {
+        /* its own server died with it in flight: nothing else ran there,
+         * so the process took its server down (it killed its parent) */
+        it->server_died = true;
+        it->wstatus = SIGKILL; /* as waitpid says "killed by SIGKILL" */
+    }
+    stop_own_server(r, s);
     if (it->timed_out) it->res = TR_RES_TIMEOUT;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 0) it->res = TR_RES_PASS;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 101) it->res = TR_RES_FAIL;
@@ -254,28 +309,33 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
         empty_trash(r); /* while the new processes run */
         if (busy == 0) break;
         double timeout = r->tty ? 0.1 : 1.0;
-        int fd = -1;
+        int fds[TR_MAX_JOBS + 1];
+        size_t nfds = 0;
+        if (r->srv) fds[nfds++] = tr_server_fd(r->srv);
         for (int i = 0; i < nslots; i++) {
             if (!slots[i].busy || !slots[i].p.srv) continue;
-            fd = tr_server_fd(r->srv);
+            if (slots[i].own) fds[nfds++] = tr_server_fd(slots[i].own);
             if (slots[i].p.ended) timeout = 0; /* its status came with another answer */
         }
-        if (!tr_wait_event(timeout, fd)) r->interrupted = true;
+        if (!tr_wait_event(timeout, fds, nfds)) r->interrupted = true;
         for (int i = 0; i < nslots; i++) {
             slot *s = &slots[i];
             if (!s->busy) continue;
             if (r->interrupted || broken) {
                 tr_proc_kill(&s->p);
+                stop_own_server(r, s);
                 tr_remove_tree(s->data);
                 s->busy = false;
                 busy--;
                 continue;
             }
             if (!tr_proc_poll(&s->p)) continue;
-            if (s->p.lost) {
-                /* the server died under it: run it again, spawned, in fresh
-                 * files and a fresh data directory */
-                serve_fail(r, tr_server_why(r->srv));
+            if (s->p.lost && !s->own) {
+                /* the shared server died under it: run it again in a
+                 * server of its own, in fresh files and a fresh data
+                 * directory (if it killed the server, it kills only that
+                 * one, and is reported so) */
+                serve_fail(r, tr_server_why(r->srv), false);
                 trash_slot(r, s);
                 s->busy = false;
                 if (!start_slot(r, s, win_at(&w, s->pos), s->pos)) {
@@ -294,6 +354,7 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
                     for (int k = 0; k < nslots; k++) {
                         if (slots[k].busy && slots[k].pos > stop) {
                             tr_proc_kill(&slots[k].p);
+                            stop_own_server(r, &slots[k]);
                             tr_remove_tree(slots[k].data);
                             slots[k].busy = false;
                             busy--;

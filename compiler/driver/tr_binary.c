@@ -222,7 +222,7 @@ int tr_keep_binary(tr_runner *r) {
 
 static bool run_and_wait(tr_runner *r, tr_proc *p) {
     while (!tr_proc_poll(p)) {
-        if (!tr_wait_event(0.25, -1)) {
+        if (!tr_wait_event(0.25, NULL, 0)) {
             r->interrupted = true;
             tr_proc_kill(p);
             return false;

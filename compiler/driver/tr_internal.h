@@ -109,6 +109,7 @@ typedef struct tr_proc {
     bool ended;         /* srv: the server has told its status */
     bool lost;          /* srv: the server ended first; the child was killed, its result is unknown */
 } tr_proc;
+#define TR_MAX_JOBS 1024
 
 double tr_now(void);
 /* Blocks SIGCHLD, SIGINT, SIGTERM and SIGHUP so the runner takes them with
@@ -125,10 +126,11 @@ bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *con
 bool tr_proc_poll(tr_proc *p);
 /* Kills the process group and reaps the process. */
 void tr_proc_kill(tr_proc *p);
-/* Sleeps until a child changes state, fd (when >= 0) is readable, a
- * signal arrives or timeout seconds pass. Returns false when SIGINT,
- * SIGTERM or SIGHUP arrived (then always, until tr_signals_block again). */
-bool tr_wait_event(double timeout, int fd);
+/* Sleeps until a child changes state, one of the n descriptors fds is
+ * readable, a signal arrives or timeout seconds pass. Returns false when
+ * SIGINT, SIGTERM or SIGHUP arrived (then always, until tr_signals_block
+ * again). */
+bool tr_wait_event(double timeout, const int *fds, size_t n);
 /* posix_spawn of exe (argv[0] = exe, one more argument or NULL) in a
  * process group of its own with the runner's signal mask and default
  * dispositions; stdin from in_fd (-1: /dev/null), stdout to out_fd or, when
@@ -141,13 +143,20 @@ int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *en
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap);
 /* Has the server fork a child for p, as tr_proc_start would start exe:
  * env may set or unset OXL_TEST_RUN, OXL_TEST_SEED, OXL_SIM_REPORT and
- * OXL_DATA_DIR (the server's own environment has none of them). False,
- * with why filled, when the server refused or failed: then nothing runs
- * and the caller starts the process another way. */
+ * OXL_DATA_DIR (the server's own environment has none of them); the
+ * server kills it itself a second after timeout. False, with why filled,
+ * when the server refused or failed: then nothing runs and the caller
+ * starts the process another way. */
 bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
                    double timeout, char *why, size_t cap);
 /* The descriptor to wait on for its answers; -1 once it has ended. */
 int tr_server_fd(const tr_server *s);
+/* Whether it has started a process (a server that failed before that
+ * cannot serve; one that failed after may have been killed by one). */
+bool tr_server_answered(const tr_server *s);
+/* Ends its input: it runs what it has started, reports it and exits (a
+ * server for one process). */
+void tr_server_close_input(tr_server *s);
 /* Reads what the server has said without blocking. */
 void tr_server_pump(tr_server *s);
 /* Why it ended, when it did ("" while it runs). */
@@ -219,7 +228,8 @@ typedef struct tr_item {
     int res;
     int wstatus;
     bool timed_out;
-    bool incomplete; /* exit 0 without the report line of a run's end: a crash */
+    bool incomplete;  /* exit 0 without the report line of a run's end: a crash */
+    bool server_died; /* its own fork server died with it (it killed its parent): a crash */
     bool has_trace;
     uint64_t trace;
     double seconds;
@@ -294,9 +304,11 @@ struct tr_runner {
     uint64_t procs_run;
     int tap_n;
     bool progress_shown;
-    tr_server *srv; /* the fork server, started at the first process */
-    bool serve_off, serve_warned;
-    bool spawn_only;        /* the determinism re-run: a new exec, see tr_plan.c */
+    tr_server *srv;    /* the fork server, started at the first process */
+    bool shared_off;   /* no shared server (OXL_TEST_FORK_SERVER=0, or it died): one per process */
+    bool servers_off;  /* the binary cannot serve: every process is spawned */
+    bool serve_warned, spawn_warned;
+    bool own_server;   /* the determinism re-run: a server (a new exec) of its own, see tr_plan.c */
     char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
     size_t ntrash, trash_cap;
 };

@@ -247,12 +247,12 @@ int tr_setup_env(tr_runner *r) {
     const char *fs = getenv("OXL_TEST_FORK_SERVER");
     if (fs && *fs && strcmp(fs, "0") != 0 && strcmp(fs, "1") != 0) {
         fprintf(stderr,
-                "oxl test: OXL_TEST_FORK_SERVER='%s' must be 1 (the default: the test binary forks each process) "
-                "or 0 (each process is started with posix_spawn)\n",
+                "oxl test: OXL_TEST_FORK_SERVER='%s' must be 1 (the default: one fork server forks every process) "
+                "or 0 (each process is forked by a server of its own)\n",
                 fs);
         return TR_EXIT_USAGE;
     }
-    r->serve_off = fs && strcmp(fs, "0") == 0;
+    r->shared_off = fs && strcmp(fs, "0") == 0;
     /* every process inherits it and the test binary checks it as
      * oxl_sched_options_default does: checked here once, a bad value is
      * the run's usage error rather than every seed's exit status 2 */

@@ -198,12 +198,12 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
         one.pre = &oc->fail.seed;
         one.npre = 1;
         one.all_shards = true;
-        /* spawned, not forked: two children of one server share its
-         * address layout, so behaviour that depends on addresses would
-         * repeat; a new exec lays the process out anew */
-        r->spawn_only = true;
+        /* a server of its own, not the run's: two children of one server
+         * share its address layout, so behaviour that depends on
+         * addresses would repeat; a new exec lays the process out anew */
+        r->own_server = true;
         tr_run_batch(r, &one, false, 1, NULL, rerun_done, oc);
-        r->spawn_only = false;
+        r->own_server = false;
         /* interrupted in the re-run: the failure stands, unchecked */
         oc->nondet = oc->rerun_done && !same_failure(&oc->fail, &oc->rerun);
         r->rep->seed(r, &oc->fail, oc->seeds_run - 1, oc);

@@ -56,6 +56,8 @@ void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {
         tr_buf_puts(b, "test failed");
     }
     if (f->timed_out) tr_buf_printf(b, "\n%s timed out after %g s", who, r->o.timeout);
+    else if (f->server_died)
+        tr_buf_printf(b, "\n%s crashed: SIGKILL, with the fork server that ran it (its parent: did it kill it?)", who);
     else if (WIFSIGNALED(f->wstatus))
         tr_buf_printf(b, "\n%s crashed: %s", who, tr_signal_name(WTERMSIG(f->wstatus), sb, sizeof sb));
     else if (f->incomplete)

@@ -335,16 +335,35 @@ void seeds_run(const char *log, int idx, char *buf, size_t cap) {
 
 /* How many processes of the log ran as "fork" (a child of the server)
  * and as "exec"; seed (or -1 for any) selects lines of test idx. */
-void count_via(const char *log, int idx, long seed, int *fork_n, int *exec_n) {
-    *fork_n = *exec_n = 0;
+/* The parent pid of each "fork" line of the log, and how many lines
+ * name it. */
+static int server_uses(const char *log, long ppid) {
+    int n = 0;
     for (const char *p = log; *p;) {
         int i;
         char sd[32], dir[TR_PATH], rep[8], via[8];
-        long pid, pgid;
-        if (sscanf(p, "%d %31s %ld %ld %4095s %7s %7s", &i, sd, &pid, &pgid, dir, rep, via) == 7 && i == idx &&
-            (seed < 0 || atol(sd) == seed)) {
-            if (strcmp(via, "fork") == 0) ++*fork_n;
-            else ++*exec_n;
+        long pid, pgid, pp;
+        if (sscanf(p, "%d %31s %ld %ld %4095s %7s %7s %ld", &i, sd, &pid, &pgid, dir, rep, via, &pp) == 8 &&
+            strcmp(via, "fork") == 0 && pp == ppid)
+            n++;
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return n;
+}
+
+void count_via(const char *log, int idx, long seed, int *shared_n, int *own_n, int *exec_n) {
+    *shared_n = *own_n = *exec_n = 0;
+    for (const char *p = log; *p;) {
+        int i;
+        char sd[32], dir[TR_PATH], rep[8], via[8];
+        long pid, pgid, ppid;
+        if (sscanf(p, "%d %31s %ld %ld %4095s %7s %7s %ld", &i, sd, &pid, &pgid, dir, rep, via, &ppid) == 8 &&
+            i == idx && (seed < 0 || atol(sd) == seed)) {
+            if (strcmp(via, "fork") != 0) ++*exec_n;
+            else if (server_uses(log, ppid) > 1) ++*shared_n;
+            else ++*own_n;
         }
         const char *nl = strchr(p, '\n');
         if (!nl) break;
@@ -354,6 +373,21 @@ void count_via(const char *log, int idx, long seed, int *fork_n, int *exec_n) {
 
 /* Fork servers of this work directory still running (argv: <binary in
  * the cache> --serve). */
+/* A file of /proc, which says it is empty (st_size 0) and is read to its
+ * end instead; its length into *len. NULL when it cannot be opened. */
+char *read_proc(const char *path, size_t *len) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    tr_buf b = {0};
+    tr_buf_add(&b, "", 0);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) tr_buf_add(&b, buf, (size_t)n);
+    close(fd);
+    if (len) *len = b.len;
+    return b.s;
+}
+
 int servers_left(void) {
     DIR *d = opendir("/proc");
     if (!d) return 0;
@@ -364,11 +398,12 @@ int servers_left(void) {
         char p[300];
         snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
         size_t len;
-        char *c = tr_read_all(p, 8192, &len);
+        char *c = read_proc(p, &len);
         if (!c) continue;
         if (len > strlen(c) + 1 && strncmp(c, cache, strlen(cache)) == 0 && strcmp(c + strlen(c) + 1, "--serve") == 0 &&
-            alive(atol(e->d_name)))
+            alive(atol(e->d_name))) {
             n++;
+        }
         free(c);
     }
     closedir(d);
@@ -397,7 +432,7 @@ char *without_timing(const char *s) {
 bool alive(long pid) {
     char p[64];
     snprintf(p, sizeof p, "/proc/%ld/stat", pid);
-    char *s = tr_read_all(p, 4096, NULL);
+    char *s = read_proc(p, NULL);
     if (!s) return false;
     char *rp = strrchr(s, ')');
     bool z = rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');

@@ -47,6 +47,7 @@ void free_result(result *r);
 void show(const result *r);
 
 char *slurp(const char *path); /* "" when unreadable */
+char *read_proc(const char *path, size_t *len); /* a /proc file (they say they are empty); NULL when unreadable */
 void reset_state(void);        /* an empty FAKE_STATE_DIR */
 char *read_log(void);          /* the fake's log of runs */
 int count_lines(const char *s, const char *prefix);
@@ -60,9 +61,11 @@ char *failures_file(void); /* NULL when there is none */
 void remove_failures(void);
 /* Seeds run for test index idx, in increasing order, as "a,b,c". */
 void seeds_run(const char *log, int idx, char *buf, size_t cap);
-/* How many processes of the log ran as "fork" (a child of the server)
- * and as "exec"; seed (or -1 for any) selects lines of test idx. */
-void count_via(const char *log, int idx, long seed, int *fork_n, int *exec_n);
+/* How many processes of the log ran as children of a fork server that
+ * forked others too (the run's), of a server that forked only them (their
+ * own), and spawned ("exec"); seed (or -1 for any) selects lines of test
+ * idx. */
+void count_via(const char *log, int idx, long seed, int *shared_n, int *own_n, int *exec_n);
 /* Fork servers of this work directory still running. */
 int servers_left(void);
 /* JSON lines without their "seconds" and "processes" fields. */

@@ -24,7 +24,7 @@ check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 has() { grep -qF -- "$1" "$2"; }
 t() { "$oxl" test "$@" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 
-echo "1..22"
+echo "1..26"
 
 t "$pkg" -j 2 -###
 check "a failing seed: status 1" test "$st" -eq 1
@@ -66,5 +66,32 @@ check "with its diagnostic" has "error:" "$tmp/err"
 
 t "$here/../testbin/notests"
 check "a package without tests: status 4" test "$st" -eq 4
+
+# SIGKILL of `oxl test` while a test spins, with a child that left its
+# session: nothing of the run is left, with the fork server or a server
+# per process (OXL_TEST_FORK_SERVER=0)
+for mode in 1 0; do
+    rm -f "$tmp/spin.pids"
+    SPIN_PIDS="$tmp/spin.pids" TMPDIR="$tmp" OXL_TEST_FORK_SERVER=$mode "$oxl" test "$here/spinpkg" -t 60 >"$tmp/out" 2>"$tmp/err" &
+    runner=$!
+    k=0
+    while [ "$(cat "$tmp/spin.pids" 2>/dev/null | wc -l)" -lt 2 ] && [ $k -lt 300 ]; do sleep 0.05; k=$((k + 1)); done
+    kill -9 $runner
+    wait $runner 2>/dev/null
+    check "OXL_TEST_FORK_SERVER=$mode: the test and its child spun" test "$(wc -l <"$tmp/spin.pids")" -eq 2
+    left=
+    k=0
+    while [ $k -lt 40 ]; do
+        left=
+        for p in $(cat "$tmp/spin.pids"); do
+            if [ -d /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null; then left="$left $p"; fi
+        done
+        [ -z "$left" ] && break
+        sleep 0.05
+        k=$((k + 1))
+    done
+    check "OXL_TEST_FORK_SERVER=$mode: after a SIGKILL of oxl test, neither is left$left" test -z "$left"
+    for p in $left; do kill -9 "$p"; done
+done
 
 [ "$failed" -eq 0 ]

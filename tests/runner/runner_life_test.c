@@ -4,12 +4,13 @@
  * failures file under bad input and concurrent runs, damaged cache
  * entries, and the smaller promises of the reports (seeds, names,
  * timings). */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE /* pipe2 */
 #include "harness.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +494,190 @@ static void test_cache_entries(void) {
     tr_remove_tree(cache);
 }
 
+/* The pid in FAKE_STATE_DIR/name, or 0. */
+static long recorded_pid(const char *name) {
+    char p[TR_PATH];
+    snprintf(p, sizeof p, "%s/%s", state, name);
+    char *s = slurp(p);
+    long pid = atol(s);
+    free(s);
+    return pid;
+}
+
+/* Whether every pid of the list is gone within seconds. */
+static bool all_gone(const long *pids, int n, double seconds) {
+    double until = tr_now() + seconds;
+    for (;;) {
+        bool any = false;
+        for (int i = 0; i < n; i++)
+            if (pids[i] > 0 && alive(pids[i])) any = true;
+        if (!any) return true;
+        if (tr_now() > until) return false;
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+}
+
+/* The soft CPU-time limit of a live process in seconds; -1 for none or
+ * for a process that is gone. */
+static long cpu_limit(long pid) {
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%ld/limits", pid);
+    char *lim = read_proc(p, NULL);
+    if (!lim) return -1;
+    const char *cpu = strstr(lim, "Max cpu time");
+    long v = cpu && strncmp(cpu + 26, "unlimited", 9) != 0 ? atol(cpu + 26) : -1;
+    free(lim);
+    return alive(pid) ? v : -1;
+}
+
+/* `oxl test` killed with SIGKILL while a seed spins and has a child that
+ * left its session and spins too: nothing of the run is left. A server
+ * learns of the runner's death and kills every child it has, also the
+ * one that left (which it adopted as a subreaper); a spawned process (a
+ * binary that cannot serve) carries a CPU limit a little above the run's
+ * timeout instead (set right after the spawn: best effort for what it
+ * forks at once), and the kernel ends it there: checked by the limit,
+ * since how soon a spinning process spends 2 s of CPU depends on the
+ * machine's load. */
+static void test_sigkill_leaves_nothing(void) {
+    static const struct {
+        const char *env[3], *what;
+        bool at_once;
+    } cases[] = {
+        {{NULL}, "the run's fork server", true},
+        {{"OXL_TEST_FORK_SERVER=0", NULL}, "a server per process (OXL_TEST_FORK_SERVER=0)", true},
+        {{"FAKE_SERVE=refuse", NULL}, "a binary that cannot serve (spawned)", false},
+    };
+    set_tests("sim|1|3|spins|spinchild@2\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        reset_state();
+        double t0 = tr_now();
+        pid_t pid = run_start(cases[i].env, ARGS(pkg, "-j", "1", "-t", "0.5"), NULL);
+        for (int k = 0; k < 500 && (!recorded_pid("seed-2") || !recorded_pid("child-2")); k++)
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+        kill(pid, SIGKILL);
+        result r = run_finish(pid, t0);
+        const char *w = cases[i].what;
+        long pids[2] = {recorded_pid("seed-2"), recorded_pid("child-2")};
+        tap_ok(r.status == 128 + SIGKILL && pids[0] > 0 && pids[1] > 0, "%s: the seed and its child ran (%ld, %ld)", w,
+               pids[0], pids[1]);
+        if (cases[i].at_once) {
+            double t1 = tr_now();
+            bool gone = all_gone(pids, 2, 2);
+            tap_ok(gone, "%s: the seed and its setsid'd child are gone (%.2f s)", w, tr_now() - t1);
+        } else {
+            /* the runner sets the limit right after the spawn: what the
+             * process forks before that escapes it (a machine under load
+             * may let it), so only the process itself is held to it */
+            long lim = cpu_limit(pids[0]);
+            if (alive(pids[0])) tap_diag("pid %ld is left with a CPU limit of %ld s", pids[0], lim);
+            tap_ok(!alive(pids[0]) || (lim > 0 && lim <= 3), "%s: the process left ends within 3 s of CPU time", w);
+        }
+        for (int k = 0; k < 2; k++)
+            if (pids[k] > 0 && alive(pids[k])) kill((pid_t)pids[k], SIGKILL); /* no need to wait for the limit */
+        all_gone(pids, 2, 2);
+        /* a server ends once it has killed and reaped all it had */
+        double until = tr_now() + 3;
+        while (servers_left() && tr_now() < until) nanosleep(&(struct timespec){0, 20000000}, NULL);
+        tap_is_int(servers_left(), 0, "%s: no fork server is left", w);
+        free_result(&r);
+    }
+    tr_remove_tree(tmpd); /* what the killed runners could not remove */
+    mkdir(tmpd, 0755);
+}
+
+/* A seed that kills its parent: its parent is a fork server, never the
+ * runner (in the determinism re-run a server of its own), so the runner
+ * lives, reports it and writes the failures file. */
+static void test_seed_kills_parent(void) {
+    static const struct {
+        const char *env[3], *what;
+    } cases[] = {
+        {{NULL}, "the run's fork server"},
+        {{"OXL_TEST_FORK_SERVER=0", NULL}, "a server per process"},
+    };
+    set_tests("sim|1|5|hostile|killparent@3\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        remove_failures();
+        reset_state();
+        result r = run_env(cases[i].env, ARGS(pkg, "-j", "1", "-t", "20"));
+        const char *w = cases[i].what;
+        tap_is_int(r.status, 1, "%s: the runner lives and reports a failure", w);
+        tap_contains(r.out, "seed 3 failed (3 of 5 seeds run)\n", "%s: the seed", w);
+        tap_contains(r.out, "seed 3 crashed: SIGKILL, with the fork server that ran it", "%s: how it ended", w);
+        tap_ok(strstr(r.out, "not deterministic") == NULL, "%s: the same way twice", w);
+        tap_contains(r.out, "test result: FAILED. 0 passed, 1 failed", "%s: the summary", w);
+        char *f = failures_file();
+        tap_ok(f && strstr(f, "\n3\thostile\n"), "%s: the failures file has it", w);
+        free(f);
+        if (r.status != 1) show(&r);
+        free_result(&r);
+    }
+    tap_is_int(servers_left(), 0, "no fork server is left");
+    remove_failures();
+}
+
+/* Reads one line of the server's answers (up to 5 s); "" at its end. */
+static void read_answer(int fd, char *line, size_t cap) {
+    size_t n = 0;
+    double until = tr_now() + 5;
+    while (n + 1 < cap && tr_now() < until) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, 100) <= 0) continue;
+        char c;
+        if (read(fd, &c, 1) != 1) break;
+        if (c == '\n') break;
+        line[n++] = c;
+    }
+    line[n] = '\0';
+}
+
+/* The server kills a process at the request's limit itself, so none
+ * outlives it when the runner is stopped; a bad limit is refused. */
+static void test_server_limit(void) {
+    set_tests("sim|1|3|hangs|hang\n");
+    setenv("FAKE_STATE_DIR", state, 1);
+    int in[2], out[2];
+    /* close-on-exec: the server must not hold its own input open */
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) tap_bail("pipe");
+    char err[TR_PATH];
+    snprintf(err, sizeof err, "%s/serve.err", work);
+    pid_t srv;
+    int e = tr_spawn(&srv, FAKE_TESTBIN, "--serve", NULL, in[0], out[1], NULL, err);
+    close(in[0]);
+    close(out[1]);
+    tap_is_int(e, 0, "the fake's server starts");
+    char line[512], data[TR_PATH];
+    read_answer(out[0], line, sizeof line);
+    tap_is_str(line, "ready", "and is ready");
+    snprintf(data, sizeof data, "%s/limit-data", work);
+    mkdir(data, 0755);
+    tr_buf b = {0};
+    tr_buf_printf(&b, "0\t1\t1\t%s/l.out\t%s/l.err\t%s\t0.4\n", work, work, data);
+    tr_buf_printf(&b, "0\t1\t1\t%s/m.out\t%s/m.err\t%s\tsoon\n", work, work, data);
+    double t0 = tr_now();
+    (void)!write(in[1], b.s, b.len);
+    tr_buf_free(&b);
+    read_answer(out[0], line, sizeof line);
+    tap_ok(strncmp(line, "pid ", 4) == 0, "a request with a limit of 0.4 s: %s", line);
+    read_answer(out[0], line, sizeof line);
+    tap_contains(line, "error malformed request: the limit is not '-' or seconds above 0", "a limit of 'soon' is refused");
+    read_answer(out[0], line, sizeof line);
+    double took = tr_now() - t0;
+    long pid;
+    int st = -1;
+    sscanf(line, "status %ld %d", &pid, &st);
+    tap_ok(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the hanging process is killed (%s)", line);
+    tap_ok(took >= 0.35 && took < 3, "at its limit (%.2f s)", took);
+    close(in[1]);
+    read_answer(out[0], line, sizeof line);
+    int sst;
+    waitpid(srv, &sst, 0);
+    tap_ok(WIFEXITED(sst) && WEXITSTATUS(sst) == 0, "the server ends at the end of its input");
+    close(out[0]);
+    tr_remove_tree(data);
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
@@ -504,5 +689,8 @@ int main(void) {
     test_seed_seconds();
     test_early_exit();
     test_cache_entries();
+    test_sigkill_leaves_nothing();
+    test_seed_kills_parent();
+    test_server_limit();
     return harness_done();
 }
