@@ -244,6 +244,7 @@ static void finish_slot(tr_runner *r, slot *s, tr_item *it) {
     if (it->timed_out) it->res = TR_RES_TIMEOUT;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 0) it->res = TR_RES_PASS;
     else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == 101) it->res = TR_RES_FAIL;
+    else if (WIFEXITED(it->wstatus) && WEXITSTATUS(it->wstatus) == TR_EXIT_EXHAUSTED) it->res = TR_RES_EXHAUSTED;
     else it->res = TR_RES_CRASH;
     /* exit 0 is a pass only with the report line the binary prints at the
      * end of its run, the last of its stderr: an exit(0) in a C extern, or

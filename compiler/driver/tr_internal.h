@@ -187,7 +187,8 @@ enum { TR_FMT_HUMAN, TR_FMT_TAP, TR_FMT_JSON };
     X(PASS, "pass")   \
     X(FAIL, "fail")   /* exit status 101 */ \
     X(CRASH, "crash") /* a signal or another status */ \
-    X(TIMEOUT, "timeout")
+    X(TIMEOUT, "timeout") \
+    X(EXHAUSTED, "exhausted") /* exit status 102: a resource of the machine ran out */
 #define TR_RESULT_ENUM(id, name) TR_RES_##id,
 enum { TR_RESULTS(TR_RESULT_ENUM) TR_NRESULTS };
 #undef TR_RESULT_ENUM
@@ -246,6 +247,7 @@ typedef struct tr_outcome {
     uint64_t seeds_total, seeds_run;
     tr_item fail; /* the failing process, when !passed */
     bool rerun_done, nondet;
+    bool uncompared; /* a run ran out of a resource: no determinism verdict */
     tr_item rerun;
     double seconds;
     char *reproduce;
@@ -378,6 +380,8 @@ void tr_describe(const tr_runner *r, tr_buf *b, const tr_item *it);
 /* The headline and detail lines of a failure, without a newline at the end. */
 void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 void tr_nondet_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+/* Why a failing seed's two runs were not compared (oc->uncompared). */
+void tr_uncompared_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 /* Why a test did not run or did not finish: "not run: an earlier test
  * failed", "not run: interrupted", "interrupted after K of M seeds run". */
 void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);

@@ -49,10 +49,11 @@ bool tr_write_junit(tr_runner *r, const char *path) {
             tr_xml_text(&b, f.s);
             tr_buf_printf(&b, "\" type=\"%s\">", tr_result_names[oc->fail.res]);
             tr_xml_text(&b, f.s);
-            if (oc->nondet) {
+            if (oc->nondet || oc->uncompared) {
                 tr_buf n = {0};
-                tr_nondet_text(r, oc, &n);
-                tr_buf_puts(&b, "\nwarning: ");
+                if (oc->nondet) tr_nondet_text(r, oc, &n);
+                else tr_uncompared_text(r, oc, &n);
+                tr_buf_puts(&b, oc->nondet ? "\nwarning: " : "\nnote: ");
                 tr_xml_text(&b, n.s);
                 tr_buf_free(&n);
             }

@@ -56,6 +56,10 @@ void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {
         tr_buf_puts(b, "test failed");
     }
     if (f->timed_out) tr_buf_printf(b, "\n%s timed out after %g s", who, r->o.timeout);
+    else if (f->res == TR_RES_EXHAUSTED)
+        tr_buf_printf(b,
+                      "\n%s ran out of a resource (exit status %d): no verdict on the test; its report says what ran out",
+                      who, TR_EXIT_EXHAUSTED);
     else if (f->server_died)
         tr_buf_printf(b, "\n%s crashed: SIGKILL, with the fork server that ran it (its parent: did it kill it?)", who);
     else if (WIFSIGNALED(f->wstatus))
@@ -66,6 +70,12 @@ void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {
                       "not a test binary of this oxl)",
                       who, oc->test->sim ? "oxl-sim:" : "oxl-unit:");
     else if (WEXITSTATUS(f->wstatus) != 101) tr_buf_printf(b, "\n%s crashed: exit status %d", who, WEXITSTATUS(f->wstatus));
+}
+
+void tr_uncompared_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {
+    tr_buf_puts(b, "not compared for determinism: a run ran out of a resource (the re-run gave ");
+    tr_describe(r, b, &oc->rerun);
+    tr_buf_puts(b, ")");
 }
 
 void tr_nondet_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b) {

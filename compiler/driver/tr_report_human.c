@@ -53,6 +53,11 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
             tr_nondet_text(r, oc, &n);
             printf("%swarning:%s %s\n", tr_paint(r, TR_YELLOW), tr_paint(r, TR_RESET), n.s);
             tr_buf_free(&n);
+        } else if (oc->uncompared) {
+            tr_buf n = {0};
+            tr_uncompared_text(r, oc, &n);
+            printf("note: %s\n", n.s);
+            tr_buf_free(&n);
         }
         printf("reproduce: %s\n", oc->reproduce);
     }

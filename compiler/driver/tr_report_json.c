@@ -89,11 +89,13 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
         tr_buf_free(&f);
         if (t->sim) tr_buf_printf(&b, ",\"failed_seed\":%" PRIu64, oc->fail.seed);
         if (t->sim)
-            tr_buf_printf(&b, ",\"deterministic\":%s", !oc->rerun_done ? "null" : oc->nondet ? "false" : "true");
-        if (oc->nondet) {
+            tr_buf_printf(&b, ",\"deterministic\":%s",
+                          !oc->rerun_done || oc->uncompared ? "null" : oc->nondet ? "false" : "true");
+        if (oc->nondet || oc->uncompared) {
             tr_buf n = {0};
-            tr_nondet_text(r, oc, &n);
-            tr_buf_puts(&b, ",\"warning\":");
+            if (oc->nondet) tr_nondet_text(r, oc, &n);
+            else tr_uncompared_text(r, oc, &n);
+            tr_buf_puts(&b, oc->nondet ? ",\"warning\":" : ",\"note\":");
             tr_json_str(&b, n.s);
             tr_buf_free(&n);
         }

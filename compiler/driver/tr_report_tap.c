@@ -22,10 +22,11 @@ static void tap_yaml(const tr_runner *r, tr_buf *b, const char *indent, const tr
         tr_buf_printf(b, "%s  message: ", indent);
         tr_json_str(b, f.s);
         tr_buf_printf(b, "\n%s  severity: fail\n", indent);
-        if (oc->nondet) {
+        if (oc->nondet || oc->uncompared) {
             tr_buf n = {0};
-            tr_nondet_text(r, oc, &n);
-            tr_buf_printf(b, "%s  warning: ", indent);
+            if (oc->nondet) tr_nondet_text(r, oc, &n);
+            else tr_uncompared_text(r, oc, &n);
+            tr_buf_printf(b, "%s  %s: ", indent, oc->nondet ? "warning" : "note");
             tr_json_str(b, n.s);
             tr_buf_puts(b, "\n");
             tr_buf_free(&n);

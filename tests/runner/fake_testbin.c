@@ -25,6 +25,10 @@
  *                FAKE_STATE_DIR/child-<seed>
  *     exit0      exit(0) at once, before the run's end (as a C extern
  *                calling exit(0) would): no report line
+ *     exhaust    "resource exhausted: ..." and exit 102, as a run the
+ *                machine cannot give a stack ends
+ *     exhaustonce the same the first time only, a pass after (needs
+ *                FAKE_STATE_DIR): a run that ran out where another did not
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
  * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec> <ppid>" to FAKE_STATE_DIR/log
  * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
@@ -365,6 +369,19 @@ static int run_test(void) {
             finish(101);
         }
         finish(0);
+    }
+    bool once = has_rule(t->rules, "exhaustonce", seed, NULL);
+    if (once || has_rule(t->rules, "exhaust", seed, NULL)) {
+        const char *dir = getenv("FAKE_STATE_DIR");
+        char mark[4096];
+        snprintf(mark, sizeof mark, "%s/exhausted-%ld-%" PRIu64, dir ? dir : "/nonexistent", index, seed);
+        int fd = once ? open(mark, O_WRONLY | O_CREAT | O_EXCL, 0644) : 0;
+        if (fd >= 0) {
+            if (once) close(fd);
+            fprintf(stderr, "resource exhausted: cannot have a 1048576 byte task stack for a task beyond the 32767 live "
+                            "ones: cannot map a region of task stacks: Cannot allocate memory\n");
+            finish(102);
+        }
     }
     if (has_rule(t->rules, "fail", seed, NULL)) {
         fprintf(stderr, "assertion failed: fake failure at seed %" PRIu64 "\n", seed);

@@ -678,6 +678,45 @@ static void test_server_limit(void) {
     tr_remove_tree(data);
 }
 
+/* A seed that ran out of a resource (exit 102) fails as exhausted, named
+ * so in every format; and when its re-run does not run out (a served and
+ * an exec'd process have different mappings), that is no nondeterminism. */
+static void test_exhausted_seed(void) {
+    char junit[TR_PATH];
+    snprintf(junit, sizeof junit, "%s/exhausted.xml", work);
+    set_tests("sim|1|5|big|exhaust@3\n");
+    remove_failures();
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "-j", "1", "--junit", junit));
+    tap_is_int(r.status, 1, "an exhausted seed: status 1 (no pass)");
+    tap_contains(r.out, "seed 3 failed (3 of 5 seeds run)\nseed 3 ran out of a resource (exit status 102): no verdict on "
+                        "the test; its report says what ran out\n",
+                 "named as a resource that ran out");
+    tap_contains(r.out, "resource exhausted: cannot have a 1048576 byte task stack", "with the report");
+    tap_ok(strstr(r.out, "not deterministic") == NULL, "deterministic when both runs ran out");
+    char *x = slurp(junit);
+    tap_contains(x, "type=\"exhausted\"", "JUnit: the failure's type is exhausted");
+    free(x);
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "-j", "1", "--format", "json"));
+    tap_contains(r.out, "\"seed\":3,\"replayed\":true,\"result\":\"exhausted\",\"status\":102,", "JSON: result exhausted");
+    free_result(&r);
+
+    set_tests("sim|1|5|big|exhaustonce@3\n");
+    remove_failures();
+    reset_state();
+    r = run_env(NULL, ARGS(pkg, "-j", "1"));
+    tap_is_int(r.status, 1, "a seed that ran out once: status 1, not 5");
+    tap_ok(strstr(r.out, "not deterministic") == NULL && strstr(r.out, "NOT DETERMINISTIC") == NULL,
+           "not called nondeterministic");
+    tap_contains(r.out, "note: not compared for determinism: a run ran out of a resource (the re-run gave exit status 0",
+                 "the note says why the runs were not compared");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "-j", "1", "--format", "json", "--exact", "big"));
+    free_result(&r);
+    remove_failures();
+}
+
 int main(void) {
     harness_init("runner-life-test");
     test_seed_not_replayed();
@@ -692,5 +731,6 @@ int main(void) {
     test_sigkill_leaves_nothing();
     test_seed_kills_parent();
     test_server_limit();
+    test_exhausted_seed();
     return harness_done();
 }
