@@ -26,6 +26,7 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_binary.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_failures.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_plan.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_gen.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_batch.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_human.c

@@ -4,8 +4,9 @@
  *   tr_opts.c      the flags and the environment's settings
  *   tr_binary.c    the test binary: built or taken from the cache, --list read
  *   tr_failures.c  the failures file
- *   tr_plan.c      what runs in which order: the seeds of a test, shards,
- *                  the first failing seed, the determinism re-run
+ *   tr_plan.c      what runs in which order: the tests, the first failing
+ *                  seed, the determinism re-run; tr_gen.c the seeds of a
+ *                  test, shards
  *   tr_batch.c     one batch of processes, -j at a time, in order
  *   tr_report.c    the text the formats share; tr_report_{human,tap,json}.c
  *                  the report formats (a tr_reporter each); tr_junit.c the
@@ -336,7 +337,7 @@ void tr_forget_failure(tr_runner *r, const tr_test *t, uint64_t seed);
 void tr_remember_failure(tr_runner *r, const tr_test *t, uint64_t seed);
 void tr_save_failures(tr_runner *r);
 
-/* tr_plan.c: the processes of a batch in order: the unit tests, or one
+/* tr_gen.c: the processes of a batch in order: the unit tests, or one
  * sim test's seeds (explicit ones first: --seed, or the replayed
  * failures; then the range without them), in this shard. */
 typedef struct tr_gen {
@@ -350,8 +351,13 @@ typedef struct tr_gen {
     uint64_t lo, hi, cur;
 } tr_gen;
 bool tr_in_shard(const tr_runner *r, const tr_test *t, uint64_t seed);
+/* The seeds of sim test t in this run (g->pre is malloc'd). */
+void tr_sim_gen(tr_runner *r, const tr_test *t, tr_gen *g);
 bool tr_gen_next(const tr_runner *r, tr_gen *g, tr_item *it);
-/* Runs the selected tests and reports them: the exit status. */
+/* How many processes g gives, without taking them. */
+uint64_t tr_gen_count(const tr_runner *r, const tr_gen *g);
+
+/* tr_plan.c: runs the selected tests and reports them: the exit status. */
 int tr_run_plan(tr_runner *r);
 
 /* tr_batch.c */
