@@ -21,7 +21,18 @@ target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c)
 # The test runner without its builder: the oxl executable and the runner's
 # own tests (tests/runner/, which hand it a fake test binary) compile it.
 set(OXL_TEST_RUNNER_SOURCES
-  ${CMAKE_CURRENT_SOURCE_DIR}/driver/test_runner.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_main.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_opts.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_binary.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_failures.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_plan.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_gen.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_batch.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_human.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_tap.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_json.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_junit.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c

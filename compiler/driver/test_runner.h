@@ -17,6 +17,10 @@ enum {
     TR_EXIT_NONDETERMINISM = 5 /* a failing seed did not fail the same way twice */
 };
 
+/* The test binary's exit status of a run that a resource of the machine
+ * could not finish (OXL_EXIT_EXHAUSTED in oxl_sched.h, docs/test-binary.md). */
+#define TR_EXIT_EXHAUSTED 102
+
 /* What the runner needs from the rest of the driver. */
 typedef struct tr_hooks {
     /* Builds the test binary of the package directory pkg into out.

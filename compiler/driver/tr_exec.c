@@ -5,6 +5,7 @@
  * watches the fork server's answers; their handlers only write a byte to
  * a pipe that poll sees (and note a terminating one), so Ctrl-C ends the
  * run in an orderly way (children killed, files removed). */
+#define _GNU_SOURCE /* POSIX_SPAWN_SETSID, prlimit */
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,9 +86,12 @@ void tr_signals_restore(void) {
     blocked = false;
 }
 
-bool tr_wait_event(double timeout, int fd) {
+bool tr_wait_event(double timeout, const int *fds, size_t n) {
     if (timeout < 0) timeout = 0;
-    struct pollfd pf[2] = {{wake_pipe[0], POLLIN, 0}, {fd, POLLIN, 0}};
+    struct pollfd pf[TR_MAX_JOBS + 2] = {{wake_pipe[0], POLLIN, 0}};
+    size_t np = 1;
+    for (size_t i = 0; i < n && np < sizeof pf / sizeof pf[0]; i++)
+        if (fds[i] >= 0) pf[np++] = (struct pollfd){fds[i], POLLIN, 0};
     sigset_t open, old;
     sigprocmask(SIG_SETMASK, NULL, &open);
     sigdelset(&open, SIGCHLD);
@@ -96,7 +101,7 @@ bool tr_wait_event(double timeout, int fd) {
     /* a signal that comes between the unblocking and poll writes to the
      * pipe, so poll still returns at once */
     sigprocmask(SIG_SETMASK, &open, &old);
-    if (!stop_seen) poll(pf, fd >= 0 ? 2 : 1, (int)(timeout * 1000 + 0.5));
+    if (!stop_seen) poll(pf, (nfds_t)np, (int)(timeout * 1000 + 0.5));
     sigprocmask(SIG_SETMASK, &old, NULL);
     char drain[64];
     while (wake_pipe[0] >= 0 && read(wake_pipe[0], drain, sizeof drain) > 0) {
@@ -152,8 +157,9 @@ int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *en
     else sigprocmask(SIG_SETMASK, NULL, &mask);
     posix_spawnattr_setsigdefault(&at, &def);
     posix_spawnattr_setsigmask(&at, &mask);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    /* a session (and process group) of its own: no terminal's signals
+     * reach it, and its group is killed with it */
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     char **envp = child_env(env);
     char *argv[3] = {(char *)exe, (char *)arg, NULL};
     int e = posix_spawn(pid, exe, &fa, &at, argv, envp);
@@ -173,8 +179,17 @@ bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *con
         return false;
     }
     p->pid = pid;
+    p->ran = -1;
     p->start = tr_now();
     p->deadline = timeout > 0 ? p->start + timeout : 0;
+    if (timeout > 0) {
+        /* spawned, it is the runner's child, which no server kills when
+         * the runner is gone: its CPU time (and that of what it forks)
+         * is bounded instead */
+        rlim_t cpu = (rlim_t)timeout + 2; /* the server's limit, rounded up */
+        struct rlimit rl = {cpu, cpu + 1};
+        prlimit(pid, RLIMIT_CPU, &rl, NULL);
+    }
     return true;
 }
 
@@ -223,6 +238,11 @@ bool tr_proc_poll(tr_proc *p) {
     if (p->srv) {
         if (!p->ended) tr_server_pump(p->srv);
         if (p->ended) {
+            /* killed by the server at its own limit, a little after ours
+             * (the runner was slow to look): a timeout all the same */
+            if (p->deadline > 0 && !p->lost && WIFSIGNALED(p->wstatus) && WTERMSIG(p->wstatus) == SIGKILL &&
+                p->end >= p->deadline)
+                p->timed_out = true;
             p->pid = 0;
             return true;
         }

@@ -1,6 +1,18 @@
-/* tr_internal.h: what the files of the test runner share (test_runner.c:
- * options, plan and reports; tr_exec.c: processes; tr_util.c: text, files,
- * hashes and the binary cache). Not a public interface. */
+/* tr_internal.h: what the files of the test runner share. Not a public
+ * interface. The files, in the order a run uses them:
+ *   tr_main.c      the command: tr_main, the selection, --list
+ *   tr_opts.c      the flags and the environment's settings
+ *   tr_binary.c    the test binary: built or taken from the cache, --list read
+ *   tr_failures.c  the failures file
+ *   tr_plan.c      what runs in which order: the tests, the first failing
+ *                  seed, the determinism re-run; tr_gen.c the seeds of a
+ *                  test, shards
+ *   tr_batch.c     one batch of processes, -j at a time, in order
+ *   tr_report.c    the text the formats share; tr_report_{human,tap,json}.c
+ *                  the report formats (a tr_reporter each); tr_junit.c the
+ *                  JUnit file written after the run
+ *   tr_exec.c      processes and signals; tr_serve.c the fork server
+ *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
 #define OXL_TR_INTERNAL_H
 
@@ -35,8 +47,17 @@ char *tr_xstrdup(const char *s);
 /* Escapes for the output formats. Invalid UTF-8 becomes U+FFFD. */
 void tr_json_str(tr_buf *b, const char *s);   /* "..." with JSON escapes */
 void tr_xml_text(tr_buf *b, const char *s);   /* &amp; &lt; &gt; &quot;, no control characters */
-void tr_shell_quote(tr_buf *b, const char *s); /* '...', ' written as '\'' */
+/* '...' with ' written '\''; $'...' (\n, \t, \xNN, \', \\) when s has a
+ * control character, so the text stays one line and moves no cursor */
+void tr_shell_quote(tr_buf *b, const char *s);
 void tr_shell_word(tr_buf *b, const char *s);  /* as is when safe, else quoted */
+/* A test name as --list writes it (\\, \t, \n) and, beyond that, other
+ * control characters as \xNN, so a name never moves a terminal's cursor
+ * (the terminal, the failures file). */
+void tr_name_escape(tr_buf *b, const char *s);
+/* The n bytes at s with --list's escapes undone and, with hex, also
+ * tr_name_escape's \xNN (not \x00) (malloc'd); *ok false on a bad escape. */
+char *tr_name_unescape(const char *s, size_t n, bool hex, bool *ok);
 
 /* ---- files ---- */
 /* snprintf into a path buffer; false when it did not fit. */
@@ -47,7 +68,11 @@ char *tr_read_tail(const char *path, size_t max, size_t *omitted);
 /* A whole small file (at most max bytes); NULL when unreadable or larger. */
 char *tr_read_all(const char *path, size_t max, size_t *len);
 bool tr_write_file(const char *path, const char *data, size_t len, int mode);
+/* The same, synced to disk before it is closed: for a file that is then
+ * renamed into place, so a crash leaves the old file or the whole new one. */
+bool tr_write_file_synced(const char *path, const char *data, size_t len, int mode);
 bool tr_copy_file(const char *from, const char *to, int mode);
+bool tr_copy_file_synced(const char *from, const char *to, int mode); /* synced before it is closed */
 /* Removes a file or a directory tree (symbolic links are not followed). */
 void tr_remove_tree(const char *path);
 bool tr_mkdir_p(const char *path);
@@ -70,8 +95,6 @@ uint64_t tr_fnv1a64(uint64_t h, const void *data, size_t n);
  * compiler and the runtime. False (message printed) when the package
  * cannot be read. */
 bool tr_cache_key(const char *pkg, const tr_hooks *h, int opt_level, char key[65]);
-/* The cache directory (created); NULL when none can be made. */
-const char *tr_cache_dir(char *buf, size_t cap);
 
 /* ---- processes ---- */
 typedef struct tr_server tr_server;
@@ -79,6 +102,7 @@ typedef struct tr_server tr_server;
 typedef struct tr_proc {
     pid_t pid;          /* 0 when not running */
     double start, end;  /* monotonic seconds */
+    double ran;         /* srv: seconds from fork to end as the server measured them; -1 unknown */
     double deadline;    /* 0: none */
     int wstatus;
     bool timed_out;
@@ -86,6 +110,7 @@ typedef struct tr_proc {
     bool ended;         /* srv: the server has told its status */
     bool lost;          /* srv: the server ended first; the child was killed, its result is unknown */
 } tr_proc;
+#define TR_MAX_JOBS 1024
 
 double tr_now(void);
 /* Blocks SIGCHLD, SIGINT, SIGTERM and SIGHUP so the runner takes them with
@@ -102,10 +127,11 @@ bool tr_proc_start(tr_proc *p, const char *exe, const char *arg, const char *con
 bool tr_proc_poll(tr_proc *p);
 /* Kills the process group and reaps the process. */
 void tr_proc_kill(tr_proc *p);
-/* Sleeps until a child changes state, fd (when >= 0) is readable, a
- * signal arrives or timeout seconds pass. Returns false when SIGINT,
- * SIGTERM or SIGHUP arrived (then always, until tr_signals_block again). */
-bool tr_wait_event(double timeout, int fd);
+/* Sleeps until a child changes state, one of the n descriptors fds is
+ * readable, a signal arrives or timeout seconds pass. Returns false when
+ * SIGINT, SIGTERM or SIGHUP arrived (then always, until tr_signals_block
+ * again). */
+bool tr_wait_event(double timeout, const int *fds, size_t n);
 /* posix_spawn of exe (argv[0] = exe, one more argument or NULL) in a
  * process group of its own with the runner's signal mask and default
  * dispositions; stdin from in_fd (-1: /dev/null), stdout to out_fd or, when
@@ -118,13 +144,20 @@ int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *en
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap);
 /* Has the server fork a child for p, as tr_proc_start would start exe:
  * env may set or unset OXL_TEST_RUN, OXL_TEST_SEED, OXL_SIM_REPORT and
- * OXL_DATA_DIR (the server's own environment has none of them). False,
- * with why filled, when the server refused or failed: then nothing runs
- * and the caller starts the process another way. */
+ * OXL_DATA_DIR (the server's own environment has none of them); the
+ * server kills it itself a second after timeout. False, with why filled,
+ * when the server refused or failed: then nothing runs and the caller
+ * starts the process another way. */
 bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
                    double timeout, char *why, size_t cap);
 /* The descriptor to wait on for its answers; -1 once it has ended. */
 int tr_server_fd(const tr_server *s);
+/* Whether it has started a process (a server that failed before that
+ * cannot serve; one that failed after may have been killed by one). */
+bool tr_server_answered(const tr_server *s);
+/* Ends its input: it runs what it has started, reports it and exits (a
+ * server for one process). */
+void tr_server_close_input(tr_server *s);
 /* Reads what the server has said without blocking. */
 void tr_server_pump(tr_server *s);
 /* Why it ended, when it did ("" while it runs). */
@@ -135,5 +168,235 @@ void tr_server_stop(tr_server *s);
 
 /* "SIGSEGV", or "signal 40". */
 const char *tr_signal_name(int sig, char *buf, size_t cap);
+
+/* ---- the runner (tr_main.c and the files it calls) ---- */
+
+#define TR_FAILURES_FILE "oxl-test-failures.txt"
+#define TR_DEFAULT_TIMEOUT 300.0  /* seconds per process; -t 0 turns it off */
+#define TR_SHOW_BYTES (64u << 10) /* of a failing process's stdout and stderr */
+#define TR_MAX_SEEDS (1ull << 40) /* of one sim test */
+
+/* What a step of the run returns: an exit status to end with, or this. */
+enum { TR_GO_ON = -1 };
+
+enum { TR_KIND_ALL, TR_KIND_UNIT, TR_KIND_SIM };
+enum { TR_FMT_HUMAN, TR_FMT_TAP, TR_FMT_JSON };
+
+/* What a process came to: one list for the enum and the names the
+ * reports print (JSON result, JUnit failure type). */
+#define TR_RESULTS(X) \
+    X(PASS, "pass")   \
+    X(FAIL, "fail")   /* exit status 101 */ \
+    X(CRASH, "crash") /* a signal or another status */ \
+    X(TIMEOUT, "timeout") \
+    X(EXHAUSTED, "exhausted") /* exit status 102: a resource of the machine ran out */
+#define TR_RESULT_ENUM(id, name) TR_RES_##id,
+enum { TR_RESULTS(TR_RESULT_ENUM) TR_NRESULTS };
+#undef TR_RESULT_ENUM
+extern const char *const tr_result_names[TR_NRESULTS];
+
+typedef struct tr_opts {
+    const char *pkg;
+    int kind;
+    bool has_seed, has_seeds;
+    uint64_t seed, seeds_lo, seeds_hi;
+    const char *exact, *filter;
+    double timeout;
+    int jobs;
+    bool no_fail_fast, list;
+    int format;
+    const char *junit;
+    bool has_partition;
+    uint64_t part_index, part_total; /* 0-based index */
+    const char *color;
+    bool show_commands;
+    int opt_level;
+} tr_opts;
+
+typedef struct tr_test {
+    int index;
+    bool sim;
+    uint64_t first, last;
+    char *loc, *name;
+    char *shown; /* the name for a terminal (tr_name_escape) */
+} tr_test;
+
+/* One process of the plan: a unit test or one seed of a sim test. */
+typedef struct tr_item {
+    const tr_test *test;
+    uint64_t seed;
+    bool replay; /* from the failures file */
+    bool done;
+    int res;
+    int wstatus;
+    bool timed_out;
+    bool incomplete;  /* exit 0 without the report line of a run's end: a crash */
+    bool server_died; /* its own fork server died with it (it killed its parent): a crash */
+    bool has_trace;
+    uint64_t trace;
+    double seconds;
+    char *out, *err; /* failing processes only */
+    size_t out_omitted, err_omitted;
+} tr_item;
+
+/* What one test came to. */
+typedef struct tr_outcome {
+    const tr_test *test;
+    bool run;         /* false: not run after an earlier failure or an interrupt */
+    bool interrupted; /* (not run) started, and stopped by an interrupt after seeds_run seeds */
+    bool passed;
+    uint64_t seeds_total, seeds_run;
+    tr_item fail; /* the failing process, when !passed */
+    bool rerun_done, nondet;
+    bool uncompared; /* a run ran out of a resource: no determinism verdict */
+    tr_item rerun;
+    double seconds;
+    char *reproduce;
+} tr_outcome;
+
+/* The summary's counts. */
+typedef struct tr_totals {
+    size_t passed, failed, skipped, nondet, interrupted;
+} tr_totals;
+
+typedef struct tr_fail_entry {
+    char *name;
+    uint64_t seed;
+    bool drop;  /* loaded, and it passed in this run */
+    bool added; /* it failed in this run */
+} tr_fail_entry;
+
+typedef struct tr_runner tr_runner;
+
+/* A report format: the run calls these in order (start; per test
+ * test_start, its seeds in order, test_end; end). Unit tests get their
+ * test_start calls before their batch runs. */
+typedef struct tr_reporter {
+    void (*start)(tr_runner *r, size_t nunit, size_t nsim);
+    void (*test_start)(tr_runner *r, const tr_test *t, uint64_t seeds);
+    /* oc is the test's outcome for its failing seed, NULL for others */
+    void (*seed)(tr_runner *r, const tr_item *it, uint64_t pos, const tr_outcome *oc);
+    void (*test_end)(tr_runner *r, const tr_outcome *oc);
+    void (*end)(tr_runner *r, const tr_totals *tot, int status);
+    bool progress;    /* draws the progress line on a terminal */
+    bool seed_traces; /* shows a passing seed's trace hash */
+} tr_reporter;
+extern const tr_reporter tr_human, tr_tap, tr_json;
+
+struct tr_runner {
+    tr_opts o;
+    const tr_hooks *hooks;
+    const tr_reporter *rep;
+    char tmp[TR_PATH];
+    char bin[TR_PATH];
+    tr_test *tests;
+    size_t ntests;
+    const tr_test **sel;
+    size_t nsel;
+    tr_outcome *outs;
+    bool tty, color;
+    bool sharded;
+    uint64_t shard_index, shard_total;
+    tr_fail_entry *fails;
+    size_t nfails;
+    bool fails_changed;
+    char fails_path[TR_PATH];
+    bool interrupted;
+    unsigned long counter;
+    double t0;
+    uint64_t procs_run;
+    int tap_n;
+    bool progress_shown;
+    tr_server *srv;    /* the fork server, started at the first process */
+    bool shared_off;   /* no shared server (OXL_TEST_FORK_SERVER=0, or it died): one per process */
+    bool servers_off;  /* the binary cannot serve: every process is spawned */
+    bool serve_warned, spawn_warned;
+    bool own_server;   /* the determinism re-run: a server (a new exec) of its own, see tr_plan.c */
+    char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
+    size_t ntrash, trash_cap;
+};
+
+/* tr_opts.c */
+void tr_usage(const char *fmt, const char *arg);
+bool tr_parse_u64(const char *s, uint64_t *v);
+/* The flags into o: TR_GO_ON, or the exit status (a usage error, said). */
+int tr_parse_opts(int argc, char **argv, tr_opts *o);
+/* Bazel's sharding variables, OXL_TEST_FORK_SERVER and the run's
+ * temporary directory under TMPDIR: TR_GO_ON or a usage error. */
+int tr_setup_env(tr_runner *r);
+
+/* tr_binary.c: the test binary into r->bin (TR_GO_ON or an exit status),
+ * OXL_TEST_KEEP_BINARY, and the tests of its --list into r->tests. */
+int tr_get_binary(tr_runner *r);
+int tr_keep_binary(tr_runner *r);
+int tr_read_list(tr_runner *r);
+
+/* tr_failures.c */
+void tr_load_failures(tr_runner *r);
+void tr_forget_failure(tr_runner *r, const tr_test *t, uint64_t seed);
+void tr_remember_failure(tr_runner *r, const tr_test *t, uint64_t seed);
+void tr_save_failures(tr_runner *r);
+
+/* tr_gen.c: the processes of a batch in order: the unit tests, or one
+ * sim test's seeds (explicit ones first: --seed, or the replayed
+ * failures; then the range without them), in this shard. */
+typedef struct tr_gen {
+    const tr_test **units;
+    size_t nunits, upos;
+    const tr_test *test;
+    uint64_t *pre;
+    size_t npre, prepos;
+    bool pre_replayed; /* pre are the failures file's seeds (not --seed's) */
+    bool range, range_done, all_shards;
+    uint64_t lo, hi, cur;
+} tr_gen;
+bool tr_in_shard(const tr_runner *r, const tr_test *t, uint64_t seed);
+/* The seeds of sim test t in this run (g->pre is malloc'd). */
+void tr_sim_gen(tr_runner *r, const tr_test *t, tr_gen *g);
+bool tr_gen_next(const tr_runner *r, tr_gen *g, tr_item *it);
+/* How many processes g gives, without taking them. */
+uint64_t tr_gen_count(const tr_runner *r, const tr_gen *g);
+
+/* tr_plan.c: runs the selected tests and reports them: the exit status. */
+int tr_run_plan(tr_runner *r);
+
+/* tr_batch.c */
+typedef void (*tr_item_done_fn)(tr_runner *r, tr_item *it, uint64_t pos, void *ctx);
+/* Runs the batch's processes, -j at a time. With stop_on_fail, the first
+ * failure in ORDER ends it: later positions still running are killed,
+ * earlier ones awaited (one of them may fail and become the first), so the
+ * result is the sequential one. done() sees each item in order. what
+ * names the batch in the progress line (NULL: none). Returns the number
+ * of positions reported. */
+uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what,
+                      tr_item_done_fn done, void *ctx);
+void tr_free_item(tr_item *it);
+
+/* tr_report.c: what the formats share. */
+#define TR_RED "\033[31m"
+#define TR_GREEN "\033[32m"
+#define TR_YELLOW "\033[33m"
+#define TR_RESET "\033[0m"
+const char *tr_paint(const tr_runner *r, const char *code);
+const char *tr_kind_name(const tr_test *t);
+void tr_clear_progress(tr_runner *r);
+void tr_show_progress(tr_runner *r, const char *what, uint64_t done, uint64_t total, uint64_t failed, double since);
+/* "exit status 101, trace 0123456789abcdef" and the like. */
+void tr_describe(const tr_runner *r, tr_buf *b, const tr_item *it);
+/* The headline and detail lines of a failure, without a newline at the end. */
+void tr_failure_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+void tr_nondet_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+/* Why a failing seed's two runs were not compared (oc->uncompared). */
+void tr_uncompared_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+/* Why a test did not run or did not finish: "not run: an earlier test
+ * failed", "not run: interrupted", "interrupted after K of M seeds run". */
+void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+void tr_print_captured(const char *label, const char *text, size_t omitted);
+/* Writes b to stdout, flushes, frees b. */
+void tr_emit(tr_buf *b);
+
+/* tr_junit.c: the JUnit XML report of the run; false (said) when it
+ * cannot be written. */
+bool tr_write_junit(tr_runner *r, const char *path);
 
 #endif

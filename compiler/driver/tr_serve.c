@@ -3,7 +3,7 @@
  * of the run, several in flight for -j N: an exec of the test binary costs
  * several times a fork of it. A request is answered by `pid` (or `error`)
  * at once; `status` lines come as children end and are matched to the
- * processes by pid. When the server ends while children are in flight,
+ * processes by pid, with each child's time as the server measured it. When the server ends while children are in flight,
  * they are killed and marked lost, so the caller runs them again another
  * way: no result is lost or taken from a half-run process. */
 #include "tr_internal.h"
@@ -20,6 +20,7 @@
 
 #define ANSWER_WAIT 10.0 /* seconds for `ready` and `pid`: a fork, not a test */
 #define STOP_WAIT 2.0    /* seconds for the server to exit at the end of its input */
+#define LIMIT_GRACE 1.0  /* seconds the server's own limit of a process comes after the runner's */
 
 struct tr_server {
     pid_t pid;
@@ -29,6 +30,7 @@ struct tr_server {
     size_t len;
     tr_proc **procs; /* in flight */
     size_t nprocs, cap;
+    bool answered; /* it has started a process: it can serve */
     char err[TR_PATH];
     char why[512];
 };
@@ -92,6 +94,15 @@ tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t c
 
 int tr_server_fd(const tr_server *s) { return s ? s->resp : -1; }
 
+bool tr_server_answered(const tr_server *s) { return s && s->answered; }
+
+void tr_server_close_input(tr_server *s) {
+    if (s && s->req >= 0) {
+        close(s->req);
+        s->req = -1;
+    }
+}
+
 const char *tr_server_why(const tr_server *s) { return s ? s->why : ""; }
 
 /* The server is gone or useless: kill it and its children (their results
@@ -106,7 +117,7 @@ static void server_dead(tr_server *s, const char *what) {
         p->end = tr_now();
     }
     s->nprocs = 0;
-    close(s->req);
+    if (s->req >= 0) close(s->req);
     close(s->resp);
     s->req = s->resp = -1;
     kill(-s->pid, SIGKILL);
@@ -138,13 +149,18 @@ static void server_dead(tr_server *s, const char *what) {
 static bool take_status(tr_server *s, const char *line) {
     long pid;
     int st;
+    long long usec = -1;
     char end;
-    if (sscanf(line, "status %ld %d%c", &pid, &st, &end) != 2) return false;
+    int n = sscanf(line, "status %ld %d %lld%c", &pid, &st, &usec, &end);
+    if (n != 2 && n != 3) return false;
     for (size_t i = 0; i < s->nprocs; i++) {
         tr_proc *p = s->procs[i];
         if (p->pid != (pid_t)pid) continue;
         p->wstatus = st;
         p->end = tr_now();
+        /* the server's measure: the runner may have read the pid and
+         * this status late, or both at once */
+        if (n == 3 && usec >= 0) p->ran = (double)usec * 1e-6;
         p->ended = true;
         s->procs[i] = s->procs[--s->nprocs];
         break;
@@ -271,7 +287,10 @@ bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char 
     field(&b, err);
     tr_buf_puts(&b, "\t");
     field(&b, val[3]);
-    tr_buf_puts(&b, "\n");
+    /* the server kills the process itself a little after the runner
+     * would: the limit holds when the runner is stopped or gone */
+    if (timeout > 0) tr_buf_printf(&b, "\t%.3f\n", timeout + LIMIT_GRACE);
+    else tr_buf_puts(&b, "\t-\n");
     bool sent = true;
     for (size_t done = 0; done < b.len && sent;) {
         ssize_t w = write(s->req, b.s + done, b.len - done);
@@ -302,7 +321,9 @@ bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char 
         return false;
     }
     memset(p, 0, sizeof *p);
+    s->answered = true;
     p->pid = (pid_t)pid;
+    p->ran = -1;
     p->srv = s;
     p->start = tr_now();
     p->deadline = timeout > 0 ? p->start + timeout : 0;
@@ -323,8 +344,7 @@ void tr_server_stop(tr_server *s) {
             kill(s->procs[i]->pid, SIGKILL);
         }
         /* at the end of its input the server reaps its children and exits */
-        close(s->req);
-        s->req = -1;
+        tr_server_close_input(s);
         double until = tr_now() + STOP_WAIT;
         bool open = true;
         while (open && tr_now() < until) {

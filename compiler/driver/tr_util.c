@@ -153,7 +153,27 @@ void tr_xml_text(tr_buf *b, const char *s) {
     }
 }
 
+/* With a control character, $'...' (bash, zsh, ksh; POSIX 2024 sh): raw
+ * in '...', an escape sequence would act on the terminal that shows the
+ * line and a newline would split it, so the line could not be pasted. */
+static void ansi_c_quote(tr_buf *b, const char *s) {
+    tr_buf_puts(b, "$'");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\'' || *p == '\\') tr_buf_printf(b, "\\%c", *p);
+        else if (*p == '\n') tr_buf_puts(b, "\\n");
+        else if (*p == '\t') tr_buf_puts(b, "\\t");
+        else if (*p < 0x20 || *p == 0x7f) tr_buf_printf(b, "\\x%02x", *p);
+        else tr_buf_add(b, (const char *)p, 1);
+    }
+    tr_buf_add(b, "'", 1);
+}
+
 void tr_shell_quote(tr_buf *b, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) {
+            ansi_c_quote(b, s);
+            return;
+        }
     tr_buf_add(b, "'", 1);
     for (const char *p = s; *p; p++) {
         if (*p == '\'') tr_buf_puts(b, "'\\''");
@@ -169,6 +189,48 @@ void tr_shell_word(tr_buf *b, const char *s) {
                strchr("/._-+,:=@%", *p);
     if (safe) tr_buf_puts(b, s);
     else tr_shell_quote(b, s);
+}
+
+/* As --list writes a name; other control characters (which --list passes
+ * through) as \xNN, so a name never moves the terminal's cursor. */
+void tr_name_escape(tr_buf *b, const char *s) {
+    tr_buf_add(b, "", 0);
+    for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n') {
+            tr_buf_printf(b, "\\x%02x", (unsigned char)*s);
+            continue;
+        }
+        if (*s == '\\') tr_buf_puts(b, "\\\\");
+        else if (*s == '\t') tr_buf_puts(b, "\\t");
+        else if (*s == '\n') tr_buf_puts(b, "\\n");
+        else tr_buf_add(b, s, 1);
+    }
+}
+
+static int hex_digit(char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+char *tr_name_unescape(const char *s, size_t n, bool hex, bool *ok) {
+    char *d = tr_xmalloc(n + 1), *q = d;
+    *ok = true;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            *q++ = s[i];
+            continue;
+        }
+        char c = i + 1 < n ? s[++i] : '\0';
+        if (c == '\\') *q++ = '\\';
+        else if (c == 't') *q++ = '\t';
+        else if (c == 'n') *q++ = '\n';
+        else if (c == 'x' && hex && i + 2 < n && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0 &&
+                 (hex_digit(s[i + 1]) | hex_digit(s[i + 2])) != 0) {
+            *q++ = (char)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2])); /* never \x00: a name ends at a NUL */
+            i += 2;
+        } else *ok = false;
+    }
+    *q = '\0';
+    return d;
 }
 
 /* ---- files ---- */
@@ -250,7 +312,23 @@ bool tr_write_file(const char *path, const char *data, size_t len, int mode) {
     return close(fd) == 0 && ok;
 }
 
-bool tr_copy_file(const char *from, const char *to, int mode) {
+bool tr_write_file_synced(const char *path, const char *data, size_t len, int mode) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0) return false;
+    bool ok = write_all(fd, data, len) && fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0) ok = false;
+    else errno = e;
+    return ok;
+}
+
+static bool copy_file(const char *from, const char *to, int mode, bool synced);
+
+bool tr_copy_file(const char *from, const char *to, int mode) { return copy_file(from, to, mode, false); }
+
+bool tr_copy_file_synced(const char *from, const char *to, int mode) { return copy_file(from, to, mode, true); }
+
+static bool copy_file(const char *from, const char *to, int mode, bool synced) {
     int in = open(from, O_RDONLY);
     if (in < 0) return false;
     int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
@@ -273,7 +351,10 @@ bool tr_copy_file(const char *from, const char *to, int mode) {
         }
     }
     close(in);
+    if (ok && synced && fsync(out) != 0) ok = false;
+    int e = errno;
     if (close(out) != 0) ok = false;
+    else errno = e;
     if (ok) chmod(to, (mode_t)mode);
     return ok;
 }
@@ -514,15 +595,4 @@ bool tr_cache_key(const char *pkg, const tr_hooks *h, int opt_level, char key[65
     tr_sha256_done(&c, d);
     for (int i = 0; i < 32; i++) snprintf(key + 2 * i, 3, "%02x", d[i]);
     return true;
-}
-
-const char *tr_cache_dir(char *buf, size_t cap) {
-    const char *env = getenv("OXL_CACHE_DIR");
-    int n;
-    if (env && *env) n = snprintf(buf, cap, "%s/test-binaries", env);
-    else if ((env = getenv("XDG_CACHE_HOME")) && *env) n = snprintf(buf, cap, "%s/oxl/test-binaries", env);
-    else if ((env = getenv("HOME")) && *env) n = snprintf(buf, cap, "%s/.cache/oxl/test-binaries", env);
-    else return NULL;
-    if (n < 0 || (size_t)n >= cap) return NULL;
-    return tr_mkdir_p(buf) ? buf : NULL;
 }

@@ -54,7 +54,7 @@ typedef struct oxl_sched_options {
     uint64_t max_switches;       /* a run past this many switches fails as livelock (default 1e9) */
     uint64_t livelock_switches;  /* switches without time advancing that make a livelock (default 1e6) */
     size_t stack_size;           /* bytes per task stack (default 256 KiB) */
-    uint32_t max_tasks;          /* live tasks at once (default 100,000) */
+    uint32_t max_tasks;          /* live tasks at once (default 1,000,000) */
     oxl_world *world;            /* run in this world (its seed is not changed); NULL = make one */
     bool trace_messages;         /* for a world made here (default on) */
     bool real_time;              /* virtual time follows CLOCK_MONOTONIC: before the World steps to
@@ -73,6 +73,8 @@ typedef enum oxl_sched_status {
     OXL_SCHED_LIVELOCK,      /* too many switches without time advancing */
     OXL_SCHED_WORLD_FAILED,  /* the World failed (invariant, fail, misuse) */
     OXL_SCHED_PANICKED,      /* a task panicked */
+    OXL_SCHED_EXHAUSTED,     /* a resource of the machine ran out (memory, mappings for task
+                                stacks): the run could not go on, whatever the program does */
 } oxl_sched_status;
 
 typedef struct oxl_sched_result {
@@ -99,8 +101,10 @@ bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed);
 void oxl_sched_options_real_time(oxl_sched_options *opt);
 oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_options *opt);
 void oxl_sched_result_free(oxl_sched_result *r);
-/* Exit status for a result: 0 when finished, 101 otherwise (the report is
- * printed on stderr first). */
+/* Exit status for a result: 0 when finished, 102 when a resource ran out
+ * (OXL_SCHED_EXHAUSTED), 101 otherwise (the report is printed on stderr
+ * first). */
+#define OXL_EXIT_EXHAUSTED 102
 int oxl_sched_exit_status(const oxl_sched_result *r, FILE *report_to);
 
 /* ---- tasks ------------------------------------------------------------------ */
@@ -160,6 +164,10 @@ void oxl_clock_set_at(oxl_time_ns t, const char *file, int line);
 #define oxl_clock_set(t) oxl_clock_set_at((t), __FILE__, __LINE__)
 /* Ends the whole run: status PANICKED, report "panic: <message>" and the place. */
 void oxl_panic_at(const char *file, int line, const char *fmt, ...) OXL_PRINTF(3, 4) __attribute__((noreturn));
+/* Ends the whole run as a resource of the machine ran out: status
+ * EXHAUSTED, report "resource exhausted: <message>" and the place (exit
+ * 102 outside a run). Not the program's fault, nor a verdict on it. */
+void oxl_exhausted_at(const char *file, int line, const char *fmt, ...) OXL_PRINTF(3, 4) __attribute__((noreturn));
 #define oxl_panic(...) oxl_panic_at(__FILE__, __LINE__, __VA_ARGS__)
 oxl_world *oxl_sched_world(void); /* also from a World callback of the run */
 

@@ -15,10 +15,23 @@
  *     big        100 KB of numbered lines on stderr
  *     delay=MS   sleep MS milliseconds first
  *     killserver the fork server that started this run is killed (SIGKILL)
- *                before the run goes on (an exec'd run ignores it)
+ *                before the run goes on, once per FAKE_STATE_DIR (an
+ *                exec'd run ignores it): a server that dies of itself
+ *     killparent kill(getppid(), SIGKILL), as a hostile C extern might, then
+ *                the same as hang
+ *     spin       a busy loop until killed
+ *     spinchild  the same, with a child that leaves the process group and
+ *                the session (setsid) and spins too, its pid recorded in
+ *                FAKE_STATE_DIR/child-<seed>
+ *     exit0      exit(0) at once, before the run's end (as a C extern
+ *                calling exit(0) would): no report line
+ *     exhaust    "resource exhausted: ..." and exit 102, as a run the
+ *                machine cannot give a stack ends
+ *     exhaustonce the same the first time only, a pass after (needs
+ *                FAKE_STATE_DIR): a run that ran out where another did not
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
- * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec>" to FAKE_STATE_DIR/log (fork:
- * a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
+ * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec> <ppid>" to FAKE_STATE_DIR/log
+ * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
  * makes it print a malformed line. `--serve` is the serve mode, with the
  * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=refuse
  * makes it exit 2 at once, as a binary without the mode would. */
@@ -125,16 +138,49 @@ static uint64_t fnv(const char *s, uint64_t h) {
 }
 
 static bool sim, report, served;
+static long test_index;
 static uint64_t seed, trace;
 
+/* The end of a run, with the report lines of docs/test-binary.md
+ * (FAKE_HANDSHAKE=0: none, as a binary of another protocol). */
 static _Noreturn void finish(int status) {
-    if (sim && report) {
+    const char *hs = getenv("FAKE_HANDSHAKE");
+    bool handshake = !hs || strcmp(hs, "0") != 0;
+    if (sim && report && handshake) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%d\n", seed, trace, (int)(seed % 17));
         if (status != 0) fprintf(stderr, "  t=0ms n0 start\n  t=5ms n0 panic\n");
+    } else if (!sim && report && handshake) {
+        fprintf(stderr, "oxl-unit: test=%ld done\n", test_index);
     }
     fflush(stdout);
     fflush(stderr);
     exit(status);
+}
+
+/* This process's pid, parent and group, as /proc has them. */
+static void outer_ids(long *pid, long *ppid, long *pgid) {
+    *pid = (long)getpid(), *ppid = (long)getppid(), *pgid = (long)getpgrp();
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f) return;
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *rp = strrchr(buf, ')');
+    long a, b, c;
+    if (sscanf(buf, "%ld", &a) == 1) *pid = a;
+    if (rp && sscanf(rp + 2, "%*c %ld %ld", &b, &c) == 2) *ppid = b, *pgid = c;
+}
+
+static void record_pid(const char *name, long pid) {
+    const char *dir = getenv("FAKE_STATE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "/tmp", name);
+    FILE *cf = fopen(path, "w");
+    if (cf) {
+        fprintf(cf, "%ld\n", pid);
+        fclose(cf);
+    }
 }
 
 static void log_run(int index, const char *seed_text) {
@@ -143,8 +189,10 @@ static void log_run(int index, const char *seed_text) {
     char path[4096], line[8192];
     snprintf(path, sizeof path, "%s/log", dir);
     const char *data = getenv("OXL_DATA_DIR"), *rep = getenv("OXL_SIM_REPORT");
-    int n = snprintf(line, sizeof line, "%d %s %ld %ld %s %s %s\n", index, seed_text, (long)getpid(),
-                     (long)getpgrp(), data ? data : "-", rep ? rep : "-", served ? "fork" : "exec");
+    long pid, ppid, pgid;
+    outer_ids(&pid, &ppid, &pgid);
+    int n = snprintf(line, sizeof line, "%d %s %ld %ld %s %s %s %ld\n", index, seed_text, pid, pgid, data ? data : "-",
+                     rep ? rep : "-", served ? "fork" : "exec", ppid);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
         (void)!write(fd, line, (size_t)n);
@@ -211,6 +259,7 @@ static int run_test(void) {
         return 2;
     }
     test *t = &ts[index];
+    test_index = index;
     sim = strcmp(t->kind, "sim") == 0;
     const char *seed_text = getenv("OXL_TEST_SEED");
     if (sim) {
@@ -254,11 +303,50 @@ static int run_test(void) {
 
     trace = fnv(t->name, fnv(seed_text ? seed_text : "-", 0xcbf29ce484222325ull));
     if (served && has_rule(t->rules, "killserver", seed, NULL)) {
+        const char *dir = getenv("FAKE_STATE_DIR");
+        char mark[4096];
+        snprintf(mark, sizeof mark, "%s/killed-server", dir ? dir : "/nonexistent");
+        int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd >= 0) {
+            close(fd);
+            long pid, ppid, pgid;
+            outer_ids(&pid, &ppid, &pgid);
+            kill((pid_t)ppid, SIGKILL);
+            sleep_ms(50);
+        }
+    }
+    if (has_rule(t->rules, "killparent", seed, NULL)) {
         kill(getppid(), SIGKILL);
-        sleep_ms(50);
+        fflush(stdout);
+        for (;;) pause();
+    }
+    bool spinchild = has_rule(t->rules, "spinchild", seed, NULL);
+    if (spinchild || has_rule(t->rules, "spin", seed, NULL)) {
+        if (spinchild && fork() == 0) {
+            setsid();
+            long me, pp, pg;
+            outer_ids(&me, &pp, &pg);
+            char name[64];
+            snprintf(name, sizeof name, "child-%" PRIu64, seed);
+            record_pid(name, me);
+            for (volatile unsigned long i = 0;; i++) {
+            }
+        }
+        long pid, ppid, pgid;
+        outer_ids(&pid, &ppid, &pgid);
+        char name[64];
+        snprintf(name, sizeof name, "seed-%" PRIu64, seed);
+        record_pid(name, pid);
+        fflush(stdout);
+        for (volatile unsigned long i = 0;; i++) {
+        }
     }
     long ms;
     if (has_rule(t->rules, "delay", seed, &ms)) sleep_ms(ms);
+    if (has_rule(t->rules, "exit0", seed, NULL)) {
+        fflush(stdout);
+        exit(0);
+    }
     if (has_rule(t->rules, "out", seed, NULL)) {
         printf("stdout of seed %" PRIu64 "\n", seed);
         fprintf(stderr, "stderr of seed %" PRIu64 "\n", seed);
@@ -282,6 +370,19 @@ static int run_test(void) {
         }
         finish(0);
     }
+    bool once = has_rule(t->rules, "exhaustonce", seed, NULL);
+    if (once || has_rule(t->rules, "exhaust", seed, NULL)) {
+        const char *dir = getenv("FAKE_STATE_DIR");
+        char mark[4096];
+        snprintf(mark, sizeof mark, "%s/exhausted-%ld-%" PRIu64, dir ? dir : "/nonexistent", index, seed);
+        int fd = once ? open(mark, O_WRONLY | O_CREAT | O_EXCL, 0644) : 0;
+        if (fd >= 0) {
+            if (once) close(fd);
+            fprintf(stderr, "resource exhausted: cannot have a 1048576 byte task stack for a task beyond the 32767 live "
+                            "ones: cannot map a region of task stacks: Cannot allocate memory\n");
+            finish(102);
+        }
+    }
     if (has_rule(t->rules, "fail", seed, NULL)) {
         fprintf(stderr, "assertion failed: fake failure at seed %" PRIu64 "\n", seed);
         finish(101);
@@ -299,17 +400,13 @@ static int run_test(void) {
     bool child = has_rule(t->rules, "hangchild", seed, NULL);
     if (child || has_rule(t->rules, "hang", seed, NULL)) {
         if (child) {
-            pid_t pid = fork();
-            if (pid == 0) {
+            if (fork() == 0) {
+                long me, pp, pg;
+                outer_ids(&me, &pp, &pg);
+                char name[64];
+                snprintf(name, sizeof name, "child-%" PRIu64, seed);
+                record_pid(name, me); /* as /proc names it, for the runner's tests */
                 for (;;) pause();
-            }
-            const char *dir = getenv("FAKE_STATE_DIR");
-            char path[4096];
-            snprintf(path, sizeof path, "%s/child-%" PRIu64, dir ? dir : "/tmp", seed);
-            FILE *cf = fopen(path, "w");
-            if (cf) {
-                fprintf(cf, "%ld\n", (long)pid);
-                fclose(cf);
             }
         }
         fflush(stdout);

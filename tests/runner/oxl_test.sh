@@ -24,7 +24,7 @@ check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 has() { grep -qF -- "$1" "$2"; }
 t() { "$oxl" test "$@" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 
-echo "1..22"
+echo "1..28"
 
 t "$pkg" -j 2 -###
 check "a failing seed: status 1" test "$st" -eq 1
@@ -66,5 +66,49 @@ check "with its diagnostic" has "error:" "$tmp/err"
 
 t "$here/../testbin/notests"
 check "a package without tests: status 4" test "$st" -eq 4
+
+# SIGKILL of `oxl test` while a test spins, with a child that left its
+# session: nothing of the run is left, with the fork server or a server
+# per process (OXL_TEST_FORK_SERVER=0)
+for mode in 1 0; do
+    rm -f "$tmp/spin.pids"
+    SPIN_PIDS="$tmp/spin.pids" TMPDIR="$tmp" OXL_TEST_FORK_SERVER=$mode "$oxl" test "$here/spinpkg" -t 60 >"$tmp/out" 2>"$tmp/err" &
+    runner=$!
+    k=0
+    while [ "$(cat "$tmp/spin.pids" 2>/dev/null | wc -l)" -lt 2 ] && [ $k -lt 300 ]; do sleep 0.05; k=$((k + 1)); done
+    kill -9 $runner
+    wait $runner 2>/dev/null
+    check "OXL_TEST_FORK_SERVER=$mode: the test and its child spun" test "$(wc -l <"$tmp/spin.pids")" -eq 2
+    left=
+    k=0
+    while [ $k -lt 40 ]; do
+        left=
+        for p in $(cat "$tmp/spin.pids"); do
+            if [ -d /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null; then left="$left $p"; fi
+        done
+        [ -z "$left" ] && break
+        sleep 0.05
+        k=$((k + 1))
+    done
+    check "OXL_TEST_FORK_SERVER=$mode: after a SIGKILL of oxl test, neither is left$left" test -z "$left"
+    for p in $left; do kill -9 "$p"; done
+done
+
+# 100,000 tasks alive at once in a sim test, with the test binary's own
+# stacks (1 MiB) and limits; where the kernel has no light guard regions
+# (MADV_GUARD_INSTALL, Linux 6.13) they need two mappings a stack, more
+# than the default vm.max_map_count allows
+kernel=$(uname -r | sed 's/[^0-9.].*//')
+kmajor=${kernel%%.*}
+kminor=$(echo "$kernel" | cut -d. -f2)
+maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
+if [ "$kmajor" -gt 6 ] || { [ "$kmajor" -eq 6 ] && [ "$kminor" -ge 13 ]; } || [ "$maps" -ge 210000 ]; then
+    t "$here/manypkg" --kind sim
+    check "100,000 tasks at once: status 0" test "$st" -eq 0
+    check "100,000 tasks at once: the test passed" has "ok   sim   100,000 tasks at once (1 seed" "$tmp/out"
+else
+    i=$((i + 1)); echo "ok $i # SKIP kernel $kernel has no light guard regions and vm.max_map_count is $maps"
+    i=$((i + 1)); echo "ok $i # SKIP 100,000 tasks at once"
+fi
 
 [ "$failed" -eq 0 ]

@@ -24,15 +24,22 @@ void oxl_rt_init(void) {
 
 void oxl_rt_flush(void) { fflush(stdout); }
 
+/* The collector found no memory: the machine's limit, not a verdict on
+ * the program (status 102, docs/scheduler.md). */
+static _Noreturn void out_of_memory(size_t size) {
+    oxl_rt_flush();
+    oxl_exhausted_at("(runtime)", 0, "out of memory: the collector cannot find %zu bytes", size);
+}
+
 void *oxl_alloc(size_t size) {
     void *p = GC_MALLOC(size ? size : 1);
-    if (!p) core_panic("(runtime)", 0, "out of memory");
+    if (!p) out_of_memory(size);
     return p;
 }
 
 void *oxl_alloc_atomic(size_t size) {
     void *p = GC_MALLOC_ATOMIC(size ? size : 1);
-    if (!p) core_panic("(runtime)", 0, "out of memory");
+    if (!p) out_of_memory(size);
     return p;
 }
 

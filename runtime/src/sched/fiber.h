@@ -11,8 +11,9 @@
  * Lifecycle:
  *   - The thread that drives fibers describes its own context once with
  *     sched_fiber_init_main; that descriptor is what fibers switch back to.
- *   - sched_fiber_create maps a stack (guard page below it, canary word at
- *     its lowest usable address) and prepares the first entry into fn(arg).
+ *   - sched_fiber_create takes a stack from the pool (stacks.c: a guard page
+ *     below it, a canary word at its lowest usable address) and prepares
+ *     the first entry into fn(arg).
  *   - fn must never return: it ends with sched_fiber_exit_to. A fiber left by
  *     sched_fiber_switch is suspended and may be resumed later, or abandoned
  *     forever (a task killed while blocked).
@@ -44,6 +45,23 @@
 #include <ucontext.h>
 #else
 #define SCHED_FIBER_USE_UCONTEXT 0
+/* ---- the stack pool (stacks.c) ----
+ * Stacks are mapped many at a time, in regions with a guard page below
+ * every stack (the kernel's light guard regions where it has them, so a
+ * region is one memory mapping whatever its number of stacks), and are
+ * reused, never unmapped. size is whole pages; lo the lowest usable byte,
+ * the guard page right below it. */
+bool sched_stack_take(size_t size, unsigned char **lo);
+void sched_stack_give(size_t size, unsigned char *lo);
+/* Maps stacks ahead of use until n of size are free (a fork server can
+ * map them once for all its children). */
+bool sched_stack_reserve(size_t size, size_t n);
+/* Why the last take or reserve failed ("cannot map a region of task
+ * stacks: Cannot allocate memory"). */
+const char *sched_stack_why(void);
+/* True once a guard has been made without splitting a mapping. */
+bool sched_stack_light_guards(void);
+
 #endif
 
 /* Stack size limits accepted by sched_fiber_create (before rounding up to
@@ -81,6 +99,23 @@ typedef struct sched_fiber {
     uint8_t state;           /* sched_fiber_state */
 #if SCHED_FIBER_USE_UCONTEXT
     ucontext_t uc;
+/* ---- the stack pool (stacks.c) ----
+ * Stacks are mapped many at a time, in regions with a guard page below
+ * every stack (the kernel's light guard regions where it has them, so a
+ * region is one memory mapping whatever its number of stacks), and are
+ * reused, never unmapped. size is whole pages; lo the lowest usable byte,
+ * the guard page right below it. */
+bool sched_stack_take(size_t size, unsigned char **lo);
+void sched_stack_give(size_t size, unsigned char *lo);
+/* Maps stacks ahead of use until n of size are free (a fork server can
+ * map them once for all its children). */
+bool sched_stack_reserve(size_t size, size_t n);
+/* Why the last take or reserve failed ("cannot map a region of task
+ * stacks: Cannot allocate memory"). */
+const char *sched_stack_why(void);
+/* True once a guard has been made without splitting a mapping. */
+bool sched_stack_light_guards(void);
+
 #endif
 } sched_fiber;
 
@@ -88,10 +123,11 @@ typedef struct sched_fiber {
  * switch back to it. It owns no stack; it is RUNNING from now on. */
 void sched_fiber_init_main(sched_fiber *f);
 
-/* Maps a stack of stack_size bytes (rounded up to whole pages) with a
- * PROT_NONE guard page below it, and prepares f so that the first switch to
- * it calls fn(arg). Returns false, leaving f UNUSED, if stack_size is below
- * SCHED_FIBER_MIN_STACK or above SCHED_FIBER_MAX_STACK or mmap fails. */
+/* Takes a stack of stack_size bytes (rounded up to whole pages) with a
+ * guard page below it from the pool, and prepares f so that the first
+ * switch to it calls fn(arg). Returns false, leaving f UNUSED, if
+ * stack_size is below SCHED_FIBER_MIN_STACK or above SCHED_FIBER_MAX_STACK
+ * or no stack can be had (sched_stack_why says why). */
 bool sched_fiber_create(sched_fiber *f, size_t stack_size, sched_fiber_fn fn, void *arg);
 
 /* Reuses the stack of a fiber that is not running (finished, suspended and
@@ -111,8 +147,9 @@ void sched_fiber_switch(sched_fiber *from, sched_fiber *to);
  * fiber it switched to or anyone later; not by itself, it is still running). */
 _Noreturn void sched_fiber_exit_to(sched_fiber *from, sched_fiber *to);
 
-/* Unmaps f's stack. f must not be running; a suspended (abandoned) fiber is
- * fine. Does nothing for a main fiber or an UNUSED one. f becomes UNUSED. */
+/* Gives f's stack back to the pool. f must not be running; a suspended
+ * (abandoned) fiber is fine. Does nothing for a main fiber or an UNUSED
+ * one. f becomes UNUSED. */
 void sched_fiber_free(sched_fiber *f);
 
 /* False if f's stack canary has been overwritten (true for a main fiber). */
@@ -127,5 +164,22 @@ size_t sched_fiber_stack_size(const sched_fiber *f);
  * spreading them over the sets. Takes effect at the next reset; a caller
  * that wants it on a new fiber resets it once after create. */
 void sched_fiber_set_color(sched_fiber *f, unsigned color);
+
+/* ---- the stack pool (stacks.c) ----
+ * Stacks are mapped many at a time, in regions with a guard page below
+ * every stack (the kernel's light guard regions where it has them, so a
+ * region is one memory mapping whatever its number of stacks), and are
+ * reused, never unmapped. size is whole pages; lo the lowest usable byte,
+ * the guard page right below it. */
+bool sched_stack_take(size_t size, unsigned char **lo);
+void sched_stack_give(size_t size, unsigned char *lo);
+/* Maps stacks ahead of use until n of size are free (a fork server can
+ * map them once for all its children). */
+bool sched_stack_reserve(size_t size, size_t n);
+/* Why the last take or reserve failed ("cannot map a region of task
+ * stacks: Cannot allocate memory"). */
+const char *sched_stack_why(void);
+/* True once a guard has been made without splitting a mapping. */
+bool sched_stack_light_guards(void);
 
 #endif

@@ -8,6 +8,7 @@
  * when every task waits, and sleeping tasks wait in the World's event queue,
  * so one clock and one sequence order everything. */
 #include "sched_internal.h"
+#include "oxl_fence.h"
 #include "fence/fence.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 _Thread_local oxl_sched *sched_tls;
@@ -519,8 +521,15 @@ oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, c
         if (!sched_fiber_create(f, s->opt.stack_size, task_entry, t)) {
             free(f);
             free(t);
-            sched_stop(s, OXL_SCHED_PANICKED,
-                       sched_strf("panic: cannot map a %zu byte task stack: %s", s->opt.stack_size, strerror(errno)));
+            /* the machine's limit, not the program's doing: reported as
+             * such (exit 102), so that a second run that gets further is
+             * not taken for nondeterminism */
+            char maps[96];
+            sched_mapping_counts(maps, sizeof maps);
+            sched_stop(s, OXL_SCHED_EXHAUSTED,
+                       sched_strf("resource exhausted: cannot have a %zu byte task stack for a task beyond the %u live "
+                                  "ones: %s (%s)\n  at %s:%d",
+                                  s->opt.stack_size, s->live_tasks, sched_stack_why(), maps, file ? file : "?", line));
             return NULL;
         }
         /* Colored by creation order: deterministic, and spread over the
@@ -737,17 +746,24 @@ oxl_world *oxl_sched_world(void) {
     return s ? s->world : NULL;
 }
 
-void oxl_panic_at(const char *file, int line, const char *fmt, ...) {
+/* A panic or an exhausted resource: the run ends with status how and the
+ * report "<head>: <message>" and the place; the calling task is abandoned
+ * where it stands. Outside a run the process exits (101 or 102). */
+static _Noreturn void end_run(oxl_sched_status how, const char *head, const char *file, int line, const char *fmt,
+                              va_list ap) {
     oxl_sched *s = tls_sched;
-    va_list ap;
-    va_start(ap, fmt);
     char *msg = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&msg, &len);
-    if (!out) sim_oom();
-    fputs("panic: ", out);
+    if (!out) {
+        /* no memory left for the report: the least that says what happened */
+        fprintf(stderr, "%s: ", head);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        _exit(how == OXL_SCHED_EXHAUSTED ? OXL_EXIT_EXHAUSTED : 101);
+    }
+    fprintf(out, "%s: ", head);
     vfprintf(out, fmt, ap);
-    va_end(ap);
     if (s && s->current)
         fprintf(out, "\n  at %s:%d (task %" PRIu64 " on %s)", file ? file : "?", line, s->current->id,
                 node_label(s->current->node));
@@ -757,16 +773,53 @@ void oxl_panic_at(const char *file, int line, const char *fmt, ...) {
     if (!s || !s->current) {
         fprintf(stderr, "%s\n", msg);
         free(msg);
-        exit(101);
+        exit(how == OXL_SCHED_EXHAUSTED ? OXL_EXIT_EXHAUSTED : 101);
     }
-    if (s->current->node && s->current->node->panic_crashes && !s->stopping) sched_node_panicked(s, msg);
-    sched_stop(s, OXL_SCHED_PANICKED, msg);
+    /* a panic on a node that panics crash-only takes the node down and
+     * the run goes on; running out of resources stops the run */
+    if (how == OXL_SCHED_PANICKED && s->current->node && s->current->node->panic_crashes && !s->stopping)
+        sched_node_panicked(s, msg);
+    sched_stop(s, how, msg);
     oxl_task *self = s->current;
     s->current = NULL;
     /* The panicking task is abandoned where it stands. */
     if (s->gc) sched_gc_enter(s, &s->main_fiber);
     sched_fiber_exit_to(self->fiber, &s->main_fiber);
     abort(); /* not reached */
+}
+
+void oxl_panic_at(const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    end_run(OXL_SCHED_PANICKED, "panic", file, line, fmt, ap);
+}
+
+void oxl_exhausted_at(const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    end_run(OXL_SCHED_EXHAUSTED, "resource exhausted", file, line, fmt, ap);
+}
+
+/* "this process has 65530 memory mappings; vm.max_map_count is 65530", for
+ * the report of a stack that could not be had (read only then). */
+void sched_mapping_counts(char *buf, size_t cap) {
+    long lines = 0, max = -1;
+    /* read when the run is over anyway: nothing of it reaches the trace */
+    oxl_fence_allow_begin();
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f) {
+        int c;
+        while ((c = getc(f)) != EOF) lines += c == '\n';
+        fclose(f);
+    }
+    f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &max) != 1) max = -1;
+        fclose(f);
+    }
+    oxl_fence_allow_end();
+    if (f && max > 0) snprintf(buf, cap, "this process has %ld memory mappings; vm.max_map_count is %ld", lines, max);
+    else snprintf(buf, cap, "this process has %ld memory mappings", lines);
 }
 
 /* ---- the run ---- */
@@ -781,7 +834,7 @@ bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed) {
     opt->max_switches = UINT64_C(1000000000);
     opt->livelock_switches = 1000000;
     opt->stack_size = 256 * 1024;
-    opt->max_tasks = 100000;
+    opt->max_tasks = SCHED_DEFAULT_MAX_TASKS;
     opt->trace_messages = true;
     const char *env = getenv("OXL_SIM_TIME_LIMIT");
     if (env) {
@@ -806,7 +859,7 @@ void oxl_sched_options_real_time(oxl_sched_options *opt) {
     opt->max_switches = UINT64_MAX;
     opt->livelock_switches = UINT64_MAX; /* a busy program is not stuck: real time moves */
     opt->stack_size = 1024 * 1024;
-    opt->max_tasks = 100000;
+    opt->max_tasks = SCHED_DEFAULT_MAX_TASKS;
     opt->trace_messages = false;
     opt->real_time = true;
 }
@@ -867,7 +920,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     else if (!oxl_sched_options_default(&s->opt, 0))
         sched_fatal("oxl_sched_run: bad environment");
     if (s->opt.stack_size == 0) s->opt.stack_size = 256 * 1024;
-    if (s->opt.max_tasks == 0) s->opt.max_tasks = 100000;
+    if (s->opt.max_tasks == 0) s->opt.max_tasks = SCHED_DEFAULT_MAX_TASKS;
     if (s->opt.livelock_switches == 0) s->opt.livelock_switches = 1000000;
     if (s->opt.max_switches == 0) s->opt.max_switches = UINT64_C(1000000000);
     if (s->opt.time_limit <= 0) s->opt.time_limit = 24 * OXL_HOUR;
@@ -962,5 +1015,5 @@ void oxl_sched_result_free(oxl_sched_result *r) {
 int oxl_sched_exit_status(const oxl_sched_result *r, FILE *report_to) {
     if (r->status == OXL_SCHED_FINISHED) return 0;
     if (report_to && r->report) fprintf(report_to, "%s\n", r->report);
-    return 101;
+    return r->status == OXL_SCHED_EXHAUSTED ? OXL_EXIT_EXHAUSTED : 101;
 }

@@ -7,6 +7,14 @@
 #include "sched/fiber.h"
 #include "sim/sim_internal.h"
 
+/* live tasks at once unless the options say otherwise: a limit on
+ * everything, above what a test of many tasks (100,000) needs */
+#define SCHED_DEFAULT_MAX_TASKS 1000000u
+
+/* The process's memory mappings and the kernel's limit of them, as a
+ * report says them (sched.c). */
+void sched_mapping_counts(char *buf, size_t cap);
+
 typedef enum sched_task_state {
     TASK_READY = 1,
     TASK_RUNNING,

@@ -6,14 +6,22 @@
  * files, the protocol's variables in its environment, SIGCHLD back at its
  * default, and no descriptor of the server left open.
  *
- * Requests (fd 0), one line each, six fields separated by tabs:
- *     <OXL_TEST_RUN> <OXL_TEST_SEED> <OXL_SIM_REPORT> <stdout> <stderr> <OXL_DATA_DIR>
- * `-` leaves a variable unset; backslash, tab and newline in a field are
- * written `\\`, `\t`, `\n`. Answers (fd 1), one line each:
+ * Requests (fd 0), one line each, seven fields separated by tabs:
+ *     <OXL_TEST_RUN> <OXL_TEST_SEED> <OXL_SIM_REPORT> <stdout> <stderr> <OXL_DATA_DIR> <limit>
+ * `-` leaves a variable unset (or sets no limit); backslash, tab and
+ * newline in a field are written `\\`, `\t`, `\n`. The limit is seconds
+ * of wall time after which the server kills the child itself, so no
+ * child outlives it when the runner is stopped or gone; it also bounds the
+ * child's CPU time (RLIMIT_CPU, which whatever it forks inherits).
+ * Answers (fd 1), one line each:
  *     ready                   once, at start
  *     pid <pid>               a request's child was started
  *     error <message>         a request was not run (malformed, files, fork)
- *     status <pid> <wstatus>  a child ended (wait status as waitpid gives it)
+ *     status <pid> <wstatus> <usec>
+ *                             a child ended: its wait status as waitpid
+ *                             gives it, and its time from fork to end in
+ *                             microseconds, measured here (the runner may
+ *                             read the answers late)
  * `pid` or `error` answers the requests in order; `status` lines come as
  * children end, several may be in flight. */
 #include "test_serve.h"
@@ -23,23 +31,29 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SERVE_LINE 16384 /* a request: three paths and three short values */
-#define SERVE_FIELDS 6
+#define SERVE_FIELDS 7
+#define SERVE_MAX_LIMIT 1e7 /* seconds a limit may say */
 
 static int chld_pipe[2] = {-1, -1};
+static volatile sig_atomic_t ending; /* SIGTERM: the parent died (or asked) */
 
-static void on_chld(int sig) {
-    (void)sig;
+/* SIGCHLD and SIGTERM both wake the loop through the pipe. */
+static void on_signal(int sig) {
     int e = errno;
+    if (sig == SIGTERM) ending = 1;
     (void)!write(chld_pipe[1], "c", 1);
     errno = e;
 }
@@ -56,7 +70,12 @@ static void answer(const char *fmt, ...) {
     for (size_t done = 0; done < (size_t)n;) {
         ssize_t w = write(1, buf + done, (size_t)n - done);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) _exit(3);
+        if (w <= 0) {
+            /* the runner is gone: nothing is left to serve, and nothing
+             * of what was served may stay */
+            test_isolate_kill_all();
+            _exit(3);
+        }
         done += (size_t)w;
     }
 }
@@ -69,7 +88,7 @@ static const char *split(char *line, char *f[SERVE_FIELDS]) {
     for (char *p = line; *p; p++) {
         if (*p == '\t') {
             *out++ = '\0';
-            if (n == SERVE_FIELDS) return "expected 6 fields separated by tabs";
+            if (n == SERVE_FIELDS) return "expected 7 fields separated by tabs";
             f[n++] = out;
         } else if (*p == '\\') {
             p++;
@@ -82,10 +101,16 @@ static const char *split(char *line, char *f[SERVE_FIELDS]) {
         }
     }
     *out = '\0';
-    if (n != SERVE_FIELDS) return "expected 6 fields separated by tabs";
+    if (n != SERVE_FIELDS) return "expected 7 fields separated by tabs";
     if (!*f[3] || !*f[4]) return "empty stdout or stderr path";
     for (int i = 0; i < SERVE_FIELDS; i++)
         if (i != 3 && i != 4 && !*f[i]) return "an empty field (write '-' to leave a variable unset)";
+    if (strcmp(f[6], "-") != 0) {
+        char *end;
+        errno = 0;
+        double limit = strtod(f[6], &end);
+        if (errno || *end || !(limit > 0) || limit > SERVE_MAX_LIMIT) return "the limit is not '-' or seconds above 0";
+    }
     return NULL;
 }
 
@@ -94,13 +119,49 @@ static void set_var(const char *name, const char *value) {
     else setenv(name, value, 1);
 }
 
+/* A child in flight: when it was forked, when it is killed (0: never). */
+typedef struct child {
+    pid_t pid;
+    int64_t start_ns, deadline_ns;
+} child;
+
 typedef struct server {
     int (*run)(void *);
     void *ctx;
     int devnull;
-    struct sigaction old_chld;
-    long in_flight;
+    struct sigaction old_chld, old_term, old_pipe;
+    child *kids; /* in flight */
+    size_t nkids, cap;
 } server;
+
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool add_child(server *s, pid_t pid, int64_t start_ns, int64_t deadline_ns) {
+    if (s->nkids == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        child *k = realloc(s->kids, cap * sizeof *k);
+        if (!k) return false;
+        s->kids = k;
+        s->cap = cap;
+    }
+    s->kids[s->nkids++] = (child){pid, start_ns, deadline_ns};
+    return true;
+}
+
+/* Takes pid off the list; its fork time, or -1 when it was not there. */
+static int64_t take_child(server *s, pid_t pid) {
+    for (size_t i = 0; i < s->nkids; i++)
+        if (s->kids[i].pid == pid) {
+            int64_t t = s->kids[i].start_ns;
+            s->kids[i] = s->kids[--s->nkids];
+            return t;
+        }
+    return -1;
+}
 
 static void start(server *s, char *line) {
     char *f[SERVE_FIELDS];
@@ -124,6 +185,18 @@ static void start(server *s, char *line) {
     fflush(stdout);
     fflush(stderr);
     pid_t server_pid = getpid();
+    /* room for it before the fork: a child the list cannot hold would
+     * have no time and, worse, no entry */
+    if (!add_child(s, 0, 0, 0)) {
+        answer("error cannot fork: out of memory\n");
+        close(out);
+        close(err);
+        return;
+    }
+    s->nkids--;
+    double limit = strcmp(f[6], "-") == 0 ? 0 : strtod(f[6], NULL);
+    int64_t start_ns = mono_ns();
+    int64_t deadline_ns = limit > 0 ? start_ns + (int64_t)(limit * 1e9) : 0;
     pid_t pid = fork();
     if (pid < 0) {
         answer("error cannot fork: %s\n", strerror(errno));
@@ -132,13 +205,25 @@ static void start(server *s, char *line) {
         return;
     }
     if (pid == 0) {
-        setpgid(0, 0);
+        /* a session (and process group) of its own: no terminal's
+         * signals reach it, and its group is killed with it */
+        setsid();
         /* A child outlives no server: when the server dies before it
          * could tell the runner this child's pid, nobody else could kill
-         * it, and the runner runs the seed again elsewhere. */
+         * it, and the runner runs the seed again elsewhere. (In a pid
+         * namespace of its own it sees no parent: getppid() is 0.) */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != server_pid) _exit(137);
+        if (limit > 0) {
+            /* CPU seconds: whatever it forks, also outside its group,
+             * stops spinning when the server cannot kill it */
+            rlim_t cpu = (rlim_t)limit + ((double)(rlim_t)limit < limit); /* whole seconds, up */
+            struct rlimit rl = {cpu, cpu + 1};
+            setrlimit(RLIMIT_CPU, &rl);
+        }
         sigaction(SIGCHLD, &s->old_chld, NULL);
+        sigaction(SIGTERM, &s->old_term, NULL);
+        sigaction(SIGPIPE, &s->old_pipe, NULL);
         dup2(s->devnull, 0);
         dup2(out, 1);
         dup2(err, 2);
@@ -147,19 +232,42 @@ static void start(server *s, char *line) {
         close(s->devnull);
         close(chld_pipe[0]);
         close(chld_pipe[1]);
+        /* the server's list is not the child's: a test that ends by
+         * exit() would have it reported as a leak */
+        free(s->kids);
+        s->kids = NULL;
+        s->nkids = s->cap = 0;
         set_var("OXL_TEST_RUN", f[0]);
         set_var("OXL_TEST_SEED", f[1]);
         set_var("OXL_SIM_REPORT", f[2]);
         set_var("OXL_DATA_DIR", f[5]);
         exit(s->run(s->ctx)); /* exit, not _exit: as main returning, atexit handlers flush */
     }
-    /* also from this side, so the group exists before the runner can
-     * kill it by the pid it is about to learn */
-    setpgid(pid, pid);
+    /* the child's session may not exist yet when the runner learns the
+     * pid: it kills the pid as well as the group (it has forked nothing
+     * before setsid, its first act) */
     close(out);
     close(err);
-    s->in_flight++;
+    add_child(s, pid, start_ns, deadline_ns); /* has room: see above */
     answer("pid %ld\n", (long)pid);
+}
+
+/* Kills the children past their limit (their status comes as they end);
+ * the milliseconds until the next limit, -1 when none is set. */
+static int kill_late(server *s) {
+    int64_t now = mono_ns(), next = -1;
+    for (size_t i = 0; i < s->nkids; i++) {
+        child *k = &s->kids[i];
+        if (!k->deadline_ns) continue;
+        if (k->deadline_ns <= now) {
+            kill(-k->pid, SIGKILL);
+            kill(k->pid, SIGKILL);
+            k->deadline_ns = 0;
+        } else if (next < 0 || k->deadline_ns - now < next) {
+            next = k->deadline_ns - now;
+        }
+    }
+    return next < 0 ? -1 : (int)(next / 1000000) + 1;
 }
 
 /* Reaps every ended child. WNOWAIT first: while the child is a zombie its
@@ -175,8 +283,9 @@ static void reap(server *s) {
         int st = 0;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
-        s->in_flight--;
-        answer("status %ld %d\n", (long)pid, st);
+        int64_t end_ns = mono_ns(), start_ns = take_child(s, pid);
+        if (start_ns < 0) continue; /* an orphan a child left, adopted by this subreaper */
+        answer("status %ld %d %lld\n", (long)pid, st, (long long)((end_ns - start_ns) / 1000));
     }
 }
 
@@ -189,17 +298,23 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     for (int i = 0; i < 2; i++) fcntl(chld_pipe[i], F_SETFL, fcntl(chld_pipe[i], F_GETFL) | O_NONBLOCK);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_chld;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, &s.old_chld);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, &s.old_term);
+    /* a runner gone is a failed write, not a death before the cleanup */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &s.old_pipe);
+    test_isolate_begin();
     answer("ready\n");
     static char buf[SERVE_LINE];
     size_t len = 0;
     bool input = true, skipping = false;
-    while (input || s.in_flight > 0) {
+    while ((input || s.nkids > 0) && !ending) {
         struct pollfd pf[2] = {{chld_pipe[0], POLLIN, 0}, {0, POLLIN, 0}};
-        if (poll(pf, input ? 2 : 1, -1) < 0) {
+        if (poll(pf, input ? 2 : 1, kill_late(&s)) < 0) {
             if (errno != EINTR) break;
             continue;
         }
@@ -234,6 +349,14 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
             len = 0;
         }
     }
+    if (ending) {
+        /* the parent died (PR_SET_PDEATHSIG) or asked: what runs dies */
+        test_isolate_kill_all();
+        free(s.kids);
+        return 0;
+    }
     reap(&s);
+    test_isolate_kill_all(); /* what the children left behind (adopted) */
+    free(s.kids);
     return 0;
 }

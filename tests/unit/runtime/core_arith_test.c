@@ -84,7 +84,7 @@ static void test_alloc(void) {
     tap_ok(a[99] == 'x' && GC_base(a) != NULL, "oxl_alloc_atomic gives collected memory");
     oxl_rt_init(); /* idempotent */
 
-    /* Out of memory is a panic, never NULL. */
+    /* Out of memory ends the run as a resource exhausted (102), never NULL. */
     ct_child c;
     if (ct_fork(&c)) {
         GC_set_max_heap_size(64 << 20);
@@ -92,16 +92,17 @@ static void test_alloc(void) {
         _exit(q ? 0 : 2);
     }
     ct_wait(&c);
-    tap_is_int(c.status, 101, "out of memory: status 101");
-    tap_contains(c.err, "panic: out of memory\n  at (runtime):0\n", "out of memory: panic text");
+    tap_is_int(c.status, 102, "out of memory: status 102, a resource exhausted");
+    tap_contains(c.err, "resource exhausted: out of memory: the collector cannot find 1073741824 bytes\n  at (runtime):0\n",
+                 "out of memory: its report");
     if (ct_fork(&c)) {
         GC_set_max_heap_size(64 << 20);
         void *q = oxl_alloc_atomic((size_t)1 << 30);
         _exit(q ? 0 : 2);
     }
     ct_wait(&c);
-    tap_is_int(c.status, 101, "out of memory (atomic): status 101");
-    tap_contains(c.err, "panic: out of memory", "out of memory (atomic): panic text");
+    tap_is_int(c.status, 102, "out of memory (atomic): status 102");
+    tap_contains(c.err, "resource exhausted: out of memory", "out of memory (atomic): its report");
 }
 
 /* Inside a scheduler run, a panic ends the run instead of the process. */

@@ -25,6 +25,12 @@ test_main.c.o:getenv  the OXL_TEST_* variables, read before the test's run start
 test_serve.c.o:open  the fork server's capture files, before any test runs
 test_serve.c.o:fork  the fork server, before any test runs
 test_serve.c.o:getpid  the fork server's pid, before the fork of a child
+test_serve.c.o:clock_gettime  mono_ns: the server's per-child time limits, in the server, never in a test
+test_isolate.c.o:fopen  the server's children and adopted processes, in the server, never in a test
+test_isolate.c.o:getpid  the server's own pid, in the server
+test_isolate.c.o:nanosleep  the server's kill rounds at its end
+test_isolate.c.o:opendir  /proc, when the server kills what it adopted
+sched.c.o:fopen  sched_mapping_counts: the report of a stack that could not be had, inside oxl_fence_allow_begin/end
 test_serve.c.o:getppid  a served child checks its server is alive, before its test runs
 sweep.c.o:getenv  oxl_sweep_options_from_env, before any seed runs
 fence_state.c.o:getenv  OXL_SIM_FENCE, read before the fence is first armed

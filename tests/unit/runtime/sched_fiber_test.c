@@ -59,23 +59,20 @@ static size_t page(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
 /* ---- size limits, and the guard page ---- */
 
-/* Finds the mapping that ends exactly at stack_lo in /proc/self/maps;
- * returns its size and copies its permissions, or returns 0. */
-static unsigned long long guard_below(const void *stack_lo, char perms[8]) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return 0;
-    unsigned long long found = 0;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        unsigned long long lo, hi;
-        char p[8];
-        if (sscanf(line, "%llx-%llx %7s", &lo, &hi, p) == 3 && hi == (unsigned long long)(uintptr_t)stack_lo) {
-            found = hi - lo;
-            memcpy(perms, p, sizeof p);
-        }
+/* Whether reading the byte at p kills a child process with SIGSEGV (a
+ * guard page: PROT_NONE, or one of the kernel's light guard regions,
+ * which /proc/self/maps does not show). */
+static bool faults(const volatile unsigned char *p) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGSEGV, SIG_DFL);
+        signal(SIGBUS, SIG_DFL);
+        (void)*p;
+        _exit(0);
     }
-    fclose(f);
-    return found;
+    int st;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV;
 }
 
 static void test_limits(void) {
@@ -101,10 +98,9 @@ static void test_limits(void) {
     sched_fiber_free(&f);
 
     tap_ok(sched_fiber_create(&f, STACK, never_run, NULL), "create a fiber");
-    char perms[8] = "";
-    unsigned long long guard = guard_below(f.stack_lo, perms);
-    tap_is_uint(guard, page(), "one page right below the stack is mapped...");
-    tap_is_str(perms, "---p", "...with no access: the guard page");
+    tap_ok(faults(f.stack_lo - 1), "the byte right below the stack faults: the guard page");
+    tap_ok(faults(f.stack_lo - page()), "and so does the guard page's first byte");
+    tap_ok(!faults(f.stack_lo), "the stack's lowest byte does not");
     sched_fiber_free(&f);
 
     sched_fiber m;
@@ -670,6 +666,48 @@ static void test_reuse(void) {
            before.lines, before.bytes / 1024, after.lines, after.bytes / 1024);
 }
 
+/* Many stacks at once cost a mapping per region, not per stack, where
+ * the kernel has light guard regions (two per stack elsewhere, as a
+ * PROT_NONE guard page splits a mapping); every one has its guard; freed
+ * stacks are taken again, so a second round maps nothing. */
+static void test_pool(void) {
+    enum { N = 3000 };
+    static sched_fiber fs[N];
+    static sched_fiber spare;
+    /* a size of its own: nothing else of this test takes these stacks */
+    size_t size = 5 * page() + SCHED_FIBER_MIN_STACK;
+    maps_usage before = maps_now();
+    int made = 0;
+    for (int i = 0; i < N; i++) made += sched_fiber_create(&fs[i], size, never_run, NULL);
+    maps_usage after = maps_now();
+    tap_is_int(made, N, "%d fibers at once", N);
+    long grew = after.lines - before.lines;
+    if (sched_stack_light_guards())
+        tap_ok(grew >= 0 && grew <= 64, "light guards: %d stacks cost %ld mappings (a region each, up to 1024 stacks)", N,
+               grew);
+    else
+        tap_ok(grew >= 0 && grew <= 2 * N + 16, "PROT_NONE guards: %d stacks cost %ld mappings", N, grew);
+    bool guarded = faults(fs[0].stack_lo - 1) && faults(fs[N / 2].stack_lo - 1) && faults(fs[N - 1].stack_lo - 1);
+    tap_ok(guarded, "the first, a middle and the last stack each have a guard below");
+    bool apart = true;
+    for (int i = 1; i < N && apart; i++)
+        if (fs[i].stack_lo == fs[i - 1].stack_lo) apart = false;
+    tap_ok(apart, "no two fibers share a stack");
+    for (int i = 0; i < N; i++) sched_fiber_free(&fs[i]);
+    maps_usage freed = maps_now();
+    for (int i = 0; i < N; i++) sched_fiber_create(&fs[i], size, never_run, NULL);
+    maps_usage again = maps_now();
+    tap_ok(again.lines == freed.lines && again.bytes == freed.bytes,
+           "freed stacks are taken again: the second %d map nothing (%ld lines %llu KiB, then %ld lines %llu KiB)", N,
+           freed.lines, freed.bytes / 1024, again.lines, again.bytes / 1024);
+    tap_ok(sched_stack_reserve(size, N + 100), "a reserve maps 100 more ahead of use");
+    maps_usage reserved = maps_now();
+    tap_ok(sched_fiber_create(&spare, size, never_run, NULL), "and one of them is taken");
+    tap_ok(maps_now().bytes == reserved.bytes, "without a mapping of its own");
+    sched_fiber_free(&spare);
+    for (int i = 0; i < N; i++) sched_fiber_free(&fs[i]);
+}
+
 /* A fiber suspended deep in a recursion is abandoned and freed, and a new
  * fiber (often on the same memory) runs; then the same through reset. Under
  * ASan the abandoned frames' redzones stay poisoned, and the checks below
@@ -935,6 +973,7 @@ int main(void) {
     test_rounding();
     test_deep_recursion();
     test_reuse();
+    test_pool();
     test_abandon();
     test_fatal();
     test_bench();

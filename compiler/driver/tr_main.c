@@ -1,0 +1,123 @@
+/* tr_main.c: `oxl test` (docs/testing.md): the flags and the environment
+ * (tr_opts.c), the test binary and its tests (tr_binary.c), the selection
+ * (--kind, --exact, -f) or --list, the failures file (tr_failures.c) and
+ * the run itself (tr_plan.c), reported in one of the formats
+ * (tr_report_*.c). */
+#include "tr_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool selected(const tr_runner *r, const tr_test *t) {
+    if (r->o.kind == TR_KIND_UNIT && t->sim) return false;
+    if (r->o.kind == TR_KIND_SIM && !t->sim) return false;
+    if (r->o.exact && strcmp(t->name, r->o.exact) != 0) return false;
+    if (r->o.filter && !strstr(t->name, r->o.filter)) return false;
+    return true;
+}
+
+static int list_tests(tr_runner *r) {
+    tr_buf b = {0};
+    for (size_t i = 0; i < r->nsel; i++) {
+        const tr_test *t = r->sel[i];
+        if (r->o.format == TR_FMT_JSON) {
+            tr_buf_printf(&b, "{\"event\":\"list\",\"kind\":\"%s\",\"index\":%d,\"name\":", tr_kind_name(t), t->index);
+            tr_json_str(&b, t->name);
+            tr_buf_puts(&b, ",\"location\":");
+            tr_json_str(&b, t->loc);
+            if (t->sim) tr_buf_printf(&b, ",\"first_seed\":%" PRIu64 ",\"last_seed\":%" PRIu64, t->first, t->last);
+            tr_buf_puts(&b, "}\n");
+        } else {
+            char seeds[64] = "";
+            if (t->sim) snprintf(seeds, sizeof seeds, "%" PRIu64 "..%" PRIu64, t->first, t->last);
+            tr_buf_printf(&b, "%-4s  %-13s  %s  %s\n", tr_kind_name(t), seeds, t->loc, t->shown);
+        }
+    }
+    tr_emit(&b);
+    return TR_EXIT_PASS;
+}
+
+static void free_runner(tr_runner *r) {
+    for (size_t i = 0; i < r->ntests; i++) {
+        free(r->tests[i].name);
+        free(r->tests[i].shown);
+        free(r->tests[i].loc);
+    }
+    free(r->tests);
+    for (size_t i = 0; r->outs && i < r->nsel; i++) {
+        tr_free_item(&r->outs[i].fail);
+        tr_free_item(&r->outs[i].rerun);
+        free(r->outs[i].reproduce);
+    }
+    free(r->outs);
+    free(r->sel);
+    for (size_t i = 0; i < r->nfails; i++) free(r->fails[i].name);
+    free(r->fails);
+    free(r->trash);
+}
+
+static int run(tr_runner *r) {
+    struct stat st;
+    if (stat(r->o.pkg, &st) != 0) {
+        fprintf(stderr, "oxl test: cannot open '%s': %s\n", r->o.pkg, strerror(errno));
+        return TR_EXIT_USAGE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "oxl test: '%s' is not a package directory\n", r->o.pkg);
+        return TR_EXIT_USAGE;
+    }
+    int s = tr_setup_env(r);
+    if (s != TR_GO_ON) return s;
+    if ((s = tr_get_binary(r)) != TR_GO_ON) return s;
+    if ((s = tr_keep_binary(r)) != TR_GO_ON) return s;
+    tr_signals_block();
+    s = tr_read_list(r);
+    if (s != TR_GO_ON) return s;
+    r->sel = tr_xmalloc((r->ntests + 1) * sizeof *r->sel);
+    for (size_t i = 0; i < r->ntests; i++)
+        if (selected(r, &r->tests[i])) r->sel[r->nsel++] = &r->tests[i];
+    if (r->nsel == 0) {
+        if (r->ntests == 0) fprintf(stderr, "oxl test: the package '%s' has no tests\n", r->o.pkg);
+        else {
+            tr_buf b = {0};
+            if (r->o.kind) tr_buf_printf(&b, " --kind %s", r->o.kind == TR_KIND_UNIT ? "unit" : "sim");
+            if (r->o.exact) tr_buf_puts(&b, " --exact "), tr_shell_quote(&b, r->o.exact);
+            if (r->o.filter) tr_buf_puts(&b, " --filter "), tr_shell_quote(&b, r->o.filter);
+            fprintf(stderr, "oxl test: no test matched%s (the package has %zu)\n", b.s ? b.s : "", r->ntests);
+            tr_buf_free(&b);
+        }
+        return TR_EXIT_NO_TESTS;
+    }
+    if (r->o.list) return list_tests(r);
+    tr_load_failures(r);
+    s = tr_run_plan(r);
+    if (!r->sharded) tr_save_failures(r);
+    return s;
+}
+
+int tr_main(int argc, char **argv, const tr_hooks *hooks) {
+    tr_runner r;
+    memset(&r, 0, sizeof r);
+    r.hooks = hooks;
+    r.t0 = tr_now();
+    int s = tr_parse_opts(argc, argv, &r.o);
+    if (s != TR_GO_ON) return s;
+    r.tty = isatty(1);
+    const char *term = getenv("TERM");
+    if (strcmp(r.o.color, "always") == 0) r.color = true;
+    else if (strcmp(r.o.color, "auto") == 0)
+        r.color = r.tty && !(getenv("NO_COLOR") && *getenv("NO_COLOR")) && !(term && strcmp(term, "dumb") == 0);
+    if (r.o.format != TR_FMT_HUMAN) r.color = false;
+    r.rep = r.o.format == TR_FMT_TAP ? &tr_tap : r.o.format == TR_FMT_JSON ? &tr_json : &tr_human;
+    s = run(&r);
+    tr_server_stop(r.srv);
+    tr_signals_restore();
+    if (r.tmp[0]) tr_remove_tree(r.tmp);
+    free_runner(&r);
+    fflush(stdout);
+    return s;
+}

@@ -1,0 +1,209 @@
+/* tr_plan.c: what a run does in which order (docs/testing.md, What runs,
+ * in which order): the unit tests, then each sim test's seeds (their
+ * order is tr_gen.c's), in this shard; the first failing seed of a test,
+ * its determinism re-run, and the run's totals and exit status. */
+#include "tr_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void reproduce_line(tr_runner *r, tr_outcome *oc) {
+    tr_buf b = {0};
+    tr_buf_puts(&b, "oxl test ");
+    tr_shell_word(&b, r->o.pkg);
+    tr_buf_puts(&b, " --exact ");
+    tr_shell_quote(&b, oc->test->name);
+    if (oc->test->sim) tr_buf_printf(&b, " --seed %" PRIu64, oc->fail.seed);
+    oc->reproduce = b.s;
+}
+
+static void unit_done(tr_runner *r, tr_item *it, uint64_t pos, void *ctx) {
+    size_t *k = ctx; /* index in r->outs of the first unit test of this shard */
+    size_t i = *k;
+    while (r->outs[i].test != it->test) i++;
+    *k = i + 1;
+    tr_outcome *oc = &r->outs[i];
+    oc->run = true;
+    oc->passed = it->res == TR_RES_PASS;
+    oc->seconds = it->seconds;
+    if (!oc->passed) {
+        oc->fail = *it;
+        it->out = it->err = NULL; /* moved */
+        reproduce_line(r, oc);
+    }
+    r->rep->test_end(r, oc);
+}
+
+typedef struct sim_ctx {
+    tr_outcome *oc;
+} sim_ctx;
+
+static void seed_done(tr_runner *r, tr_item *it, uint64_t pos, void *ctx) {
+    tr_outcome *oc = ((sim_ctx *)ctx)->oc;
+    oc->seeds_run = pos + 1;
+    if (it->res == TR_RES_PASS) {
+        tr_forget_failure(r, it->test, it->seed);
+        r->rep->seed(r, it, pos, NULL);
+        return;
+    }
+    /* the first failing seed: the batch stops here */
+    oc->passed = false;
+    oc->fail = *it;
+    it->out = it->err = NULL;
+    tr_remember_failure(r, it->test, it->seed);
+}
+
+static void rerun_done(tr_runner *r, tr_item *it, uint64_t pos, void *ctx) {
+    tr_outcome *oc = ctx;
+    oc->rerun = *it;
+    it->out = it->err = NULL;
+    oc->rerun_done = true;
+}
+
+static bool same_failure(const tr_item *a, const tr_item *b) {
+    if (a->timed_out != b->timed_out) return false;
+    if (!a->timed_out && a->wstatus != b->wstatus) return false;
+    if (a->has_trace != b->has_trace) return false;
+    return !a->has_trace || a->trace == b->trace;
+}
+
+static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
+    const tr_test *t = oc->test;
+    tr_gen g;
+    tr_sim_gen(r, t, &g);
+    oc->run = true;
+    oc->passed = true;
+    oc->seeds_total = total;
+    r->rep->test_start(r, t, total);
+    sim_ctx c = {oc};
+    char what[256];
+    snprintf(what, sizeof what, "sim %.200s", t->shown);
+    double t0 = tr_now();
+    tr_run_batch(r, &g, true, total, what, seed_done, &c);
+    oc->seconds = tr_now() - t0;
+    free(g.pre);
+    if (r->interrupted && oc->passed) {
+        /* not a pass: it did only the seeds it reports */
+        oc->run = false;
+        oc->interrupted = true;
+        tr_clear_progress(r);
+        r->rep->test_end(r, oc);
+        return;
+    }
+    if (!oc->passed) {
+        reproduce_line(r, oc);
+        /* the same seed once more, to see that it fails the same way */
+        tr_gen one;
+        memset(&one, 0, sizeof one);
+        one.test = t;
+        one.pre = &oc->fail.seed;
+        one.npre = 1;
+        one.all_shards = true;
+        /* a server of its own, not the run's: two children of one server
+         * share its address layout, so behaviour that depends on
+         * addresses would repeat; a new exec lays the process out anew */
+        r->own_server = true;
+        tr_run_batch(r, &one, false, 1, NULL, rerun_done, oc);
+        r->own_server = false;
+        /* interrupted in the re-run: the failure stands, unchecked */
+        /* a run that ran out of a resource says nothing of the test:
+         * two runs of one seed run out at different points (a served and
+         * an exec'd process have different mappings) */
+        oc->uncompared = oc->rerun_done && (oc->fail.res == TR_RES_EXHAUSTED || oc->rerun.res == TR_RES_EXHAUSTED);
+        oc->nondet = oc->rerun_done && !oc->uncompared && !same_failure(&oc->fail, &oc->rerun);
+        r->rep->seed(r, &oc->fail, oc->seeds_run - 1, oc);
+    }
+    tr_clear_progress(r);
+    r->rep->test_end(r, oc);
+}
+
+int tr_run_plan(tr_runner *r) {
+    size_t nunit = 0, nsim = 0;
+    /* unit tests first, then sim tests, each in source order; tests with
+     * no process in this shard are left out */
+    const tr_test **order = tr_xmalloc((r->nsel + 1) * sizeof *order);
+    uint64_t *counts = tr_xmalloc((r->nsel + 1) * sizeof *counts);
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < r->nsel; i++) {
+            const tr_test *t = r->sel[i];
+            if (t->sim != (pass == 1)) continue;
+            uint64_t c;
+            if (t->sim) {
+                tr_gen g;
+                tr_sim_gen(r, t, &g);
+                c = tr_gen_count(r, &g);
+                free(g.pre);
+            } else {
+                c = tr_in_shard(r, t, 0) ? 1 : 0;
+            }
+            if (c == 0) continue;
+            order[n] = t;
+            counts[n++] = c;
+            if (t->sim) nsim++;
+            else nunit++;
+        }
+    }
+    free(r->sel);
+    r->sel = order;
+    r->nsel = n;
+    r->outs = tr_xmalloc((n + 1) * sizeof *r->outs);
+    memset(r->outs, 0, (n + 1) * sizeof *r->outs);
+    for (size_t i = 0; i < n; i++) r->outs[i].test = order[i];
+
+    r->rep->start(r, nunit, nsim);
+    bool fail_fast = !r->o.no_fail_fast, failed = false;
+    if (nunit) {
+        tr_gen g;
+        memset(&g, 0, sizeof g);
+        g.units = order;
+        g.nunits = nunit;
+        g.all_shards = true; /* already chosen */
+        size_t k = 0;
+        for (size_t i = 0; i < nunit; i++) r->rep->test_start(r, order[i], 1);
+        tr_run_batch(r, &g, fail_fast, nunit, "unit tests", unit_done, &k);
+        tr_clear_progress(r);
+        for (size_t i = 0; i < nunit; i++) {
+            if (r->outs[i].run && !r->outs[i].passed) failed = true;
+            /* started (handed to the batch) but not done */
+            if (r->interrupted && !r->outs[i].run && i < g.upos) {
+                r->outs[i].interrupted = true;
+                r->rep->test_end(r, &r->outs[i]);
+            }
+        }
+    }
+    for (size_t i = nunit; i < n && !r->interrupted; i++) {
+        if (failed && fail_fast) break;
+        run_sim_test(r, &r->outs[i], counts[i]);
+        if (r->outs[i].run && !r->outs[i].passed) failed = true;
+    }
+    free(counts);
+    tr_totals tot = {0};
+    for (size_t i = 0; i < n; i++) {
+        tr_outcome *oc = &r->outs[i];
+        if (oc->interrupted) {
+            tot.interrupted++;
+        } else if (!oc->run) {
+            tot.skipped++;
+            r->rep->test_end(r, oc);
+        } else if (oc->passed) tot.passed++;
+        else {
+            tot.failed++;
+            if (oc->nondet) tot.nondet++;
+        }
+    }
+    int status = r->interrupted       ? 130
+                 : tot.nondet        ? TR_EXIT_NONDETERMINISM
+                 : tot.failed        ? TR_EXIT_FAILED
+                                     : TR_EXIT_PASS;
+    if (r->interrupted) {
+        tr_clear_progress(r);
+        fprintf(stderr, "oxl test: interrupted; the running tests were killed\n");
+    }
+    r->rep->end(r, &tot, status);
+    const char *junit = r->o.junit;
+    if (!junit) junit = getenv("XML_OUTPUT_FILE");
+    if (junit && *junit && !tr_write_junit(r, junit) && status == TR_EXIT_PASS) status = TR_EXIT_USAGE;
+    return status;
+}

@@ -1,0 +1,111 @@
+/* tr_report_tap.c: the TAP 14 report (docs/testing.md, Reports): a test
+ * point per test, a subtest per sim test with a point per seed, and a YAML
+ * block for each failure. */
+#include "tr_internal.h"
+
+#include <inttypes.h>
+
+static void tap_desc(tr_buf *b, const char *s) {
+    for (; *s; s++) {
+        if (*s == '#' || *s == '\\') tr_buf_add(b, "\\", 1), tr_buf_add(b, s, 1);
+        else if (*s == '\n') tr_buf_puts(b, "\\n");
+        else tr_buf_add(b, s, 1);
+    }
+}
+
+/* A YAML block (TAP 14 diagnostics) of a failing test or seed. */
+static void tap_yaml(const tr_runner *r, tr_buf *b, const char *indent, const tr_outcome *oc, const tr_item *it) {
+    tr_buf_printf(b, "%s  ---\n", indent);
+    tr_buf f = {0};
+    if (oc) {
+        tr_failure_text(r, oc, &f);
+        tr_buf_printf(b, "%s  message: ", indent);
+        tr_json_str(b, f.s);
+        tr_buf_printf(b, "\n%s  severity: fail\n", indent);
+        if (oc->nondet || oc->uncompared) {
+            tr_buf n = {0};
+            if (oc->nondet) tr_nondet_text(r, oc, &n);
+            else tr_uncompared_text(r, oc, &n);
+            tr_buf_printf(b, "%s  %s: ", indent, oc->nondet ? "warning" : "note");
+            tr_json_str(b, n.s);
+            tr_buf_puts(b, "\n");
+            tr_buf_free(&n);
+        }
+        tr_buf_printf(b, "%s  reproduce: ", indent);
+        tr_json_str(b, oc->reproduce);
+        tr_buf_puts(b, "\n");
+    }
+    tr_buf_free(&f);
+    tr_buf d = {0};
+    tr_describe(r, &d, it);
+    tr_buf_printf(b, "%s  got: ", indent);
+    tr_json_str(b, d.s);
+    tr_buf_free(&d);
+    tr_buf_printf(b, "\n%s  stdout: ", indent);
+    tr_json_str(b, it->out ? it->out : "");
+    tr_buf_printf(b, "\n%s  stderr: ", indent);
+    tr_json_str(b, it->err ? it->err : "");
+    tr_buf_printf(b, "\n%s  ...\n", indent);
+}
+
+static void start(tr_runner *r, size_t nunit, size_t nsim) {
+    (void)nunit, (void)nsim;
+    tr_buf b = {0};
+    tr_buf_printf(&b, "TAP version 14\n1..%zu\n", r->nsel);
+    tr_emit(&b);
+}
+
+static void test_start(tr_runner *r, const tr_test *t, uint64_t seeds) {
+    (void)r, (void)seeds;
+    if (!t->sim) return;
+    tr_buf b = {0};
+    tr_buf_puts(&b, "# Subtest: ");
+    tap_desc(&b, t->name);
+    tr_buf_puts(&b, "\n");
+    tr_emit(&b);
+}
+
+static void seed(tr_runner *r, const tr_item *it, uint64_t pos, const tr_outcome *oc) {
+    tr_buf b = {0};
+    tr_buf_printf(&b, "    %s %" PRIu64 " - seed %" PRIu64 "%s\n", it->res == TR_RES_PASS ? "ok" : "not ok", pos + 1,
+                  it->seed, it->replay ? " (replayed)" : "");
+    if (it->res != TR_RES_PASS) tap_yaml(r, &b, "    ", oc, it);
+    tr_emit(&b);
+}
+
+static void test_end(tr_runner *r, const tr_outcome *oc) {
+    const tr_test *t = oc->test;
+    tr_buf b = {0};
+    r->tap_n++;
+    if (t->sim && (oc->run || oc->interrupted)) tr_buf_printf(&b, "    1..%" PRIu64 "\n", oc->seeds_run);
+    /* an interrupted test is not ok: never a pass for work not done */
+    bool ok = !oc->interrupted && (oc->passed || !oc->run);
+    tr_buf_printf(&b, "%s %d - ", ok ? "ok" : "not ok", r->tap_n);
+    tap_desc(&b, t->name);
+    tr_buf why = {0};
+    if (!oc->run) tr_not_run_text(r, oc, &why);
+    if (oc->interrupted) tr_buf_printf(&b, " # %s", why.s);
+    else if (!oc->run) tr_buf_printf(&b, " # SKIP %s", why.s);
+    tr_buf_puts(&b, "\n");
+    if (oc->interrupted) {
+        tr_buf_puts(&b, "  ---\n  message: ");
+        tr_json_str(&b, why.s);
+        tr_buf_puts(&b, "\n  severity: interrupted\n  ...\n");
+    }
+    tr_buf_free(&why);
+    if (oc->run && !oc->passed) tap_yaml(r, &b, "", oc, &oc->fail);
+    tr_emit(&b);
+}
+
+static void end(tr_runner *r, const tr_totals *tot, int status) {
+    (void)r;
+    tr_buf b = {0};
+    if (status == 130) tr_buf_puts(&b, "Bail out! interrupted\n");
+    tr_buf_printf(&b, "# passed %zu, failed %zu, not run %zu, not deterministic %zu", tot->passed, tot->failed,
+                  tot->skipped, tot->nondet);
+    if (tot->interrupted) tr_buf_printf(&b, ", interrupted %zu", tot->interrupted);
+    tr_buf_puts(&b, "\n");
+    tr_emit(&b);
+}
+
+const tr_reporter tr_tap = {start, test_start, seed, test_end, end, .progress = false, .seed_traces = false};
