@@ -218,7 +218,8 @@ typedef struct tr_test {
     bool sim;
     uint64_t first, last;
     char *loc, *name;
-    char *shown; /* the name for a terminal (tr_name_escape) */
+    char *shown;  /* the name for a terminal (tr_name_escape) */
+    char *layout; /* a sim test's nodes and roles as --list gives them ("-": none) */
 } tr_test;
 
 /* One process of the plan: a unit test or one seed of a sim test. */

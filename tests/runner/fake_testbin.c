@@ -234,8 +234,11 @@ int main(int argc, char **argv) {
             return 1;
         }
         for (int i = 0; i < n; i++)
-            printf("%d\t%s\t%s\t%s\tfake.oxl:%d:1\t%s\n", i, ts[i].kind, ts[i].first, ts[i].last, 3 + 4 * i, ts[i].name);
-        if (mode && strcmp(mode, "bad") == 0) printf("%d\tsim\t5\t1\tfake.oxl:1:1\tbackwards\n", n);
+            printf("%d\t%s\t%s\t%s\tfake.oxl:%d:1\t%s\t%s\n", i, ts[i].kind, ts[i].first, ts[i].last, 3 + 4 * i,
+                   ts[i].name, strcmp(ts[i].kind, "sim") == 0 ? "n0=api,n1=api+db" : "-");
+        if (mode && strcmp(mode, "bad") == 0) printf("%d\tsim\t5\t1\tfake.oxl:1:1\tbackwards\t-\n", n);
+        if (mode && strcmp(mode, "badlayout") == 0) printf("%d\tsim\t1\t5\tfake.oxl:1:1\tbad layout\tn0=\n", n);
+        if (mode && strcmp(mode, "six") == 0) printf("%d\tsim\t1\t5\tfake.oxl:1:1\tno layout\n", n);
         return 0;
     }
     if (argc != 1) {
