@@ -357,7 +357,9 @@ static void test_seed_seconds(void) {
     double secs[32];
     int n = seed_seconds(r.out, secs, 32), off = 0;
     for (int i = 0; i < n; i++)
-        if (secs[i] < 0.029 || secs[i] > 0.13) {
+        /* the bound above is loose: a loaded machine makes a fork slow too,
+         * and what matters is that no seed reports less than it slept */
+        if (secs[i] < 0.029 || secs[i] > 2.0) {
             off++;
             tap_diag("seed %d: %.6f s", i + 1, secs[i]);
         }
