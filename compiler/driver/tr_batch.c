@@ -150,6 +150,18 @@ static bool start_own_server(tr_runner *r, slot *s, const char *const *env) {
         tr_server_close_input(s->own);
         return true;
     }
+    if (tr_server_request_lost(s->own)) {
+        /* it died with the process's request in hand: nothing else ran
+         * there, so the process took it down before it could say the pid
+         * (as it would have after). The process has ended (a server's
+         * children die with it), lost with its server. */
+        memset(&s->p, 0, sizeof s->p);
+        s->p.start = s->p.end = tr_now();
+        s->p.ran = -1;
+        s->p.srv = s->own;
+        s->p.ended = s->p.lost = true;
+        return true;
+    }
     tr_server_stop(s->own);
     s->own = NULL;
     serve_fail(r, why, true);
@@ -206,7 +218,7 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
                 /* the server may have forked a child into these paths
                  * before it failed (it dies with the server): start
                  * again another way, in paths of its own */
-                serve_fail(r, why, !tr_server_answered(r->srv));
+                serve_fail(r, why, !tr_server_answered(r->srv) && !tr_server_request_lost(r->srv));
                 trash_slot(r, s);
                 return start_slot(r, s, it, pos);
             }

@@ -155,6 +155,10 @@ int tr_server_fd(const tr_server *s);
 /* Whether it has started a process (a server that failed before that
  * cannot serve; one that failed after may have been killed by one). */
 bool tr_server_answered(const tr_server *s);
+/* True when it was ready, was sent a request and died before answering
+ * it: the process it forked may have killed it before it could say its
+ * pid, so it is no sign that the binary cannot serve. */
+bool tr_server_request_lost(const tr_server *s);
 /* Ends its input: it runs what it has started, reports it and exits (a
  * server for one process). */
 void tr_server_close_input(tr_server *s);

@@ -31,6 +31,7 @@ struct tr_server {
     tr_proc **procs; /* in flight */
     size_t nprocs, cap;
     bool answered; /* it has started a process: it can serve */
+    bool request_lost; /* it was ready, took a request and died before its answer */
     char err[TR_PATH];
     char why[512];
 };
@@ -95,6 +96,8 @@ tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t c
 int tr_server_fd(const tr_server *s) { return s ? s->resp : -1; }
 
 bool tr_server_answered(const tr_server *s) { return s && s->answered; }
+
+bool tr_server_request_lost(const tr_server *s) { return s && s->request_lost; }
 
 void tr_server_close_input(tr_server *s) {
     if (s && s->req >= 0) {
@@ -305,6 +308,9 @@ bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char 
         return false;
     }
     if (!answer(s, line, sizeof line)) {
+        /* a ready server that dies between a request and its answer most
+         * likely forked the process, and the process killed it at once */
+        s->request_lost = true;
         snprintf(why, cap, "%s", s->why);
         return false;
     }

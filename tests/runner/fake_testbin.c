@@ -33,7 +33,8 @@
  * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec> <ppid>" to FAKE_STATE_DIR/log
  * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
  * makes it print a malformed line. `--serve` is the serve mode, with the
- * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=refuse
+ * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=vanish
+ * says ready and dies (SIGKILL) on its first request; FAKE_SERVE=refuse
  * makes it exit 2 at once, as a binary without the mode would. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
@@ -224,6 +225,16 @@ int main(int argc, char **argv) {
         if (mode && strcmp(mode, "refuse") == 0) {
             fputs("fake_testbin: no serve mode today\n", stderr);
             return 2;
+        }
+        if (mode && strcmp(mode, "vanish") == 0) {
+            /* ready, then dead with the first request in hand: what a
+             * server looks like whose child killed it before it could
+             * answer with the pid */
+            char line[8192];
+            fputs("ready\n", stdout);
+            fflush(stdout);
+            if (fgets(line, sizeof line, stdin)) kill(getpid(), SIGKILL);
+            return 0;
         }
         return oxl_test_serve(serve_run, NULL);
     }
