@@ -974,6 +974,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     oxl_sched_result r;
     memset(&r, 0, sizeof r);
     r.trace_hash = oxl_world_trace_hash(s->world);
+    r.trace_events = oxl_world_trace_count(s->world);
     r.status = s->stop;
     r.value = r.status == OXL_SCHED_FINISHED && s->root ? s->root->result : NULL;
     r.switches = s->switches;
