@@ -142,6 +142,11 @@ int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *en
 /* Starts `exe --serve`, its stderr into the file err. NULL, with why
  * filled, when it cannot be started. */
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap);
+/* The same, with extra ("NAME=value", NULL-terminated, at most
+ * TR_SERVER_EXTRA_ENV) in the server's environment, so every child has
+ * them: the run's policy, a trace dump's file. */
+#define TR_SERVER_EXTRA_ENV 8
+tr_server *tr_server_start_env(const char *exe, const char *const *extra, const char *err, char *why, size_t cap);
 /* Has the server fork a child for p, as tr_proc_start would start exe:
  * env may set or unset OXL_TEST_RUN, OXL_TEST_SEED, OXL_SIM_REPORT and
  * OXL_DATA_DIR (the server's own environment has none of them); the
@@ -211,7 +216,17 @@ typedef struct tr_opts {
     const char *color;
     bool show_commands;
     int opt_level;
+    /* --policy, --pct-depth (or OXL_SIM_POLICY, OXL_SIM_PCT_DEPTH): the
+     * scheduler's policy in every sim process (docs/testing.md, Policies) */
+    int policy; /* TR_POLICY_* */
+    uint64_t pct_depth;
+    bool has_policy, has_pct_depth;
 } tr_opts;
+
+enum { TR_POLICY_RANDOM, TR_POLICY_FIFO, TR_POLICY_PCT };
+#define TR_DEFAULT_PCT_DEPTH 3
+#define TR_MAX_PCT_DEPTH 64
+extern const char *const tr_policy_names[3];
 
 typedef struct tr_test {
     int index;
@@ -313,6 +328,11 @@ struct tr_runner {
     bool serve_warned, spawn_warned;
     bool own_server;   /* the determinism re-run: a server (a new exec) of its own, see tr_plan.c */
     char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
+    /* what every sim process gets in its environment (tr_opts.c): the
+     * policy's variables; NULL-terminated */
+    char policy_env[2][48];
+    const char *sim_env[3];
+    const char *trace_dump; /* set around a batch: its one process writes its trace here (tr_explain.c) */
     size_t ntrash, trash_cap;
 };
 

@@ -15,6 +15,10 @@ static void reproduce_line(tr_runner *r, tr_outcome *oc) {
     tr_buf_puts(&b, " --exact ");
     tr_shell_quote(&b, oc->test->name);
     if (oc->test->sim) tr_buf_printf(&b, " --seed %" PRIu64, oc->fail.seed);
+    /* the policy is part of the seed's schedule */
+    if (oc->test->sim && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(&b, " --policy fifo");
+    if (oc->test->sim && r->o.policy == TR_POLICY_PCT)
+        tr_buf_printf(&b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
     oc->reproduce = b.s;
 }
 
