@@ -11,6 +11,8 @@
  *   tr_report.c    the text the formats share; tr_report_{human,tap,json}.c
  *                  the report formats (a tr_reporter each); tr_junit.c the
  *                  JUnit file written after the run
+ *   tr_explain.c   what explains a failing seed: what everyone was doing,
+ *                  the trace diff against the last passing seed
  *   tr_exec.c      processes and signals; tr_serve.c the fork server
  *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
@@ -267,6 +269,9 @@ typedef struct tr_outcome {
     tr_item rerun;
     double seconds;
     char *reproduce;
+    bool has_passed_seed;  /* a seed passed before the failing one: */
+    uint64_t passed_seed;  /*   the last such, for the trace diff */
+    struct tr_trace_diff *diff; /* tr_explain.c, for a failing seed */
 } tr_outcome;
 
 /* The summary's counts. */
@@ -414,6 +419,25 @@ void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 void tr_print_captured(const char *label, const char *text, size_t omitted);
 /* Writes b to stdout, flushes, frees b. */
 void tr_emit(tr_buf *b);
+
+/* tr_explain.c: what explains a failing sim seed (docs/testing.md,
+ * Explaining a failure), for every report format. */
+typedef struct tr_trace_diff tr_trace_diff;
+/* The "what everyone was doing at ..." section of a failing process's
+ * stderr: as its text (nothing when it has none), or as JSON (null). */
+void tr_doing_text(const tr_item *it, tr_buf *b);
+void tr_doing_json(const tr_item *it, tr_buf *b);
+/* A fresh file name in the run's directory for a trace dump. */
+void tr_trace_dump_path(tr_runner *r, const char *what, char *buf, size_t cap);
+/* After the failing seed's re-run, which dumped its trace to fail_dump
+ * ("" when there is no passing seed): runs the last passing seed with a
+ * dump and compares them into oc->diff (removes the dumps). */
+void tr_explain_failure(tr_runner *r, tr_outcome *oc, const char *fail_dump);
+void tr_explain_free(tr_outcome *oc);
+/* The trace diff as text (nothing without one; no newline at the end),
+ * or as JSON (null without one). */
+void tr_diff_text(const tr_outcome *oc, tr_buf *b);
+void tr_diff_json(const tr_outcome *oc, tr_buf *b);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */
