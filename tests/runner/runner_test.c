@@ -798,6 +798,68 @@ static void test_bad_flags(void) {
     free_result(&r);
 }
 
+/* --policy and --pct-depth (and their variables): the reproduce line
+ * carries the policy; bad values are usage errors naming the flag or the
+ * variable. */
+static void test_policy(void) {
+    set_tests("sim|1|9|s|fail@4\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "--policy", "pct", "--pct-depth", "2"));
+    tap_is_int(r.status, 1, "--policy pct: the failing seed fails");
+    char want[TR_PATH + 128];
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 's' --seed 4 --policy pct --pct-depth 2\n", pkg);
+    tap_contains(r.out, want, "the reproduce line carries the policy and its depth");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("OXL_SIM_POLICY=fifo"), ARGS(pkg));
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 's' --seed 4 --policy fifo\n", pkg);
+    tap_contains(r.out, want, "OXL_SIM_POLICY=fifo is the default of --policy, carried too");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("OXL_SIM_POLICY=fifo"), ARGS(pkg, "--policy", "random"));
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 's' --seed 4\n", pkg);
+    tap_contains(r.out, want, "the flag wins over the variable; random is the default and not written");
+    free_result(&r);
+    remove_failures();
+    r = run_env(ENV("OXL_SIM_POLICY=pct", "OXL_SIM_PCT_DEPTH=5"), ARGS(pkg));
+    snprintf(want, sizeof want, "--seed 4 --policy pct --pct-depth 5\n");
+    tap_contains(r.out, want, "OXL_SIM_PCT_DEPTH is the depth's default");
+    free_result(&r);
+    remove_failures();
+    static const struct {
+        const char *env;
+        const char *args[3];
+        const char *msg;
+    } cases[] = {
+        {NULL, {"--policy", "lifo"}, "--policy takes random, fifo or pct, not 'lifo'"},
+        {NULL, {"--policy", ""}, "--policy takes random, fifo or pct, not ''"},
+        {NULL, {"--policy"}, "--policy needs a value"},
+        {NULL, {"--policy", "pct", "--pct-depth"}, "--pct-depth needs a value"},
+        {NULL, {"--pct-depth", "0"}, "--pct-depth takes a bug depth from 1 to 64, not '0'"},
+        {NULL, {"--pct-depth", "65"}, "--pct-depth takes a bug depth from 1 to 64, not '65'"},
+        {NULL, {"--pct-depth", "two"}, "not 'two'"},
+        {NULL, {"--pct-depth", "2"}, "--pct-depth is the depth of --policy pct; it needs --policy pct"},
+        {"OXL_SIM_POLICY=PCT", {NULL}, "OXL_SIM_POLICY='PCT' is not a policy: expected random, fifo or pct"},
+        {"OXL_SIM_PCT_DEPTH=-1", {"--policy", "pct"}, "OXL_SIM_PCT_DEPTH='-1' is not a depth: expected an integer from 1 to 64"},
+        {"OXL_SIM_PCT_DEPTH=2", {NULL}, "OXL_SIM_PCT_DEPTH='2' is the depth of the pct policy, and the policy is random"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[6] = {pkg};
+        int n = 1;
+        for (int k = 0; k < 3 && cases[i].args[k]; k++) argv[n++] = cases[i].args[k];
+        const char *env[2] = {cases[i].env, NULL};
+        result r2 = run_env(env, argv);
+        char what[128];
+        snprintf(what, sizeof what, "%s %s %s", cases[i].env ? cases[i].env : "", cases[i].args[0] ? cases[i].args[0] : "",
+                 cases[i].args[1] ? cases[i].args[1] : "");
+        tap_is_int(r2.status, 2, "%s: usage error", what);
+        tap_contains(r2.err, cases[i].msg, "%s: named message", what);
+        free_result(&r2);
+    }
+}
+
 int main(void) {
     harness_init("runner-test");
     test_escapes_and_hashes();
@@ -815,5 +877,6 @@ int main(void) {
     test_cache();
     test_terminal_and_interrupt();
     test_bad_flags();
+    test_policy();
     return harness_done();
 }
