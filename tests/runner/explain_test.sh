@@ -75,9 +75,9 @@ check "JUnit: naming the drop" has "seed 5 (failed) goes on with: #18 @0.0034743
 # a passing run costs what it did: no trace dump, no extra process
 rm -f "$pkg/oxl-test-failures.txt"
 lossy="a call on a lossy network"
-"$oxl" test "$pkg" --exact "$lossy" --seeds 2..=4 >"$tmp/out" 2>"$tmp/err"
+"$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=4 >"$tmp/out" 2>"$tmp/err"
 check "a passing run: three processes, one a seed" has "test result: ok. 1 passed, 0 failed, 0 not run; 3 processes" "$tmp/out"
-"$oxl" test "$pkg" --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
+"$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
 check "a failing seed after three that passed: the seeds, its re-run and the passing seed's" has "; 6 processes" "$tmp/out"
 
 [ "$failed" -eq 0 ]
