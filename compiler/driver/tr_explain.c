@@ -22,12 +22,10 @@
  * the first line that is not indented. NULL when there is none. */
 static const char *doing_start(const tr_item *it, const char **end) {
     if (!it->err) return NULL;
+    /* the last one: the runtime's report comes after what the test printed */
     const char *p = NULL;
     for (const char *q = it->err; (q = strstr(q, TR_DOING_HEADER)); q++)
-        if (q == it->err || q[-1] == '\n') {
-            p = q;
-            break;
-        }
+        if (q == it->err || q[-1] == '\n') p = q;
     if (!p) return NULL;
     const char *e = strchr(p, '\n');
     while (e && e[1] == ' ' && e[2] == ' ') e = strchr(e + 1, '\n');
