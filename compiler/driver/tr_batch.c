@@ -197,11 +197,13 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
      * above); the shared server has the policy from its start */
     const char *extra[TR_SERVER_EXTRA_ENV + 1];
     size_t ne = 0, nenv = 4;
-    for (size_t i = 0; r->sim_env[i]; i++) extra[ne++] = r->sim_env[i];
     char dump[TR_PATH + 32];
-    if (r->trace_dump) {
-        snprintf(dump, sizeof dump, "OXL_SIM_TRACE_DUMP=%s", r->trace_dump);
-        extra[ne++] = dump;
+    for (size_t i = 0; r->sim_env[i]; i++) {
+        extra[ne++] = r->sim_env[i];
+        if (r->trace_dump && strcmp(r->sim_env[i], "OXL_SIM_TRACE_DUMP") == 0) {
+            snprintf(dump, sizeof dump, "OXL_SIM_TRACE_DUMP=%s", r->trace_dump);
+            extra[ne - 1] = dump;
+        }
     }
     extra[ne] = NULL;
     for (size_t i = 0; i < ne; i++) full[nenv++] = extra[i];

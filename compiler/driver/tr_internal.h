@@ -333,10 +333,10 @@ struct tr_runner {
     bool serve_warned, spawn_warned;
     bool own_server;   /* the determinism re-run: a server (a new exec) of its own, see tr_plan.c */
     char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
-    /* what every sim process gets in its environment (tr_opts.c): the
-     * policy's variables; NULL-terminated */
+    /* what every process gets in its environment (tr_opts.c): the
+     * policy's variables, OXL_SIM_TRACE_DUMP unset; NULL-terminated */
     char policy_env[2][48];
-    const char *sim_env[3];
+    const char *sim_env[4];
     const char *trace_dump; /* set around a batch: its one process writes its trace here (tr_explain.c) */
     size_t ntrash, trash_cap;
 };

@@ -27,7 +27,7 @@ has() { grep -qF -- "$1" "$2"; }
 run() { s=$1; shift; env OXL_TEST_RUN=0 OXL_TEST_SEED="$s" OXL_SIM_REPORT=1 "$@" "$bin" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 simline() { grep '^oxl-sim:' "$tmp/err"; }
 
-echo "1..21"
+echo "1..22"
 
 OXL_TEST_KEEP_BINARY="$bin" "$oxl" test "$pkg" --exact 'a call on a lossy network' --seeds 2..=30 --junit "$tmp/junit.xml" >"$tmp/out" 2>"$tmp/err"
 check "the lossy call fails at seed 5" has "seed 5 failed" "$tmp/out"
@@ -79,5 +79,10 @@ lossy="a call on a lossy network"
 check "a passing run: three processes, one a seed" has "test result: ok. 1 passed, 0 failed, 0 not run; 3 processes" "$tmp/out"
 "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
 check "a failing seed after three that passed: the seeds, its re-run and the passing seed's" has "; 6 processes" "$tmp/out"
+
+# an OXL_SIM_TRACE_DUMP in the runner's environment reaches no process
+rm -f "$pkg/oxl-test-failures.txt"
+OXL_SIM_TRACE_DUMP="$tmp/stray" "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
+check "OXL_SIM_TRACE_DUMP in the environment: no process writes it, the diff is made" sh -c "test ! -e '$tmp/stray' && grep -q 'trace diff: seed 5 (22 events)' '$tmp/out'"
 
 [ "$failed" -eq 0 ]
