@@ -4,7 +4,9 @@
 # The test binary's OXL_SIM_POLICY, OXL_SIM_PCT_DEPTH and
 # OXL_SIM_TRACE_DUMP (docs/test-binary.md): their effect, that a dump
 # leaves the run and its hash as they were, and their bad values; then the
-# JUnit file's failure body (what everyone was doing, the trace diff).
+# JUnit file's failure body (what everyone was doing, the trace diff), the
+# TAP and JSON fields, and the depth-2 bug of writer.oxl that only
+# --policy pct with depth 2 or more finds. Every run shares one build.
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-explain-XXXXXX") || exit 1
@@ -27,7 +29,7 @@ has() { grep -qF -- "$1" "$2"; }
 run() { s=$1; shift; env OXL_TEST_RUN=0 OXL_TEST_SEED="$s" OXL_SIM_REPORT=1 "$@" "$bin" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 simline() { grep '^oxl-sim:' "$tmp/err"; }
 
-echo "1..22"
+echo "1..30"
 
 OXL_TEST_KEEP_BINARY="$bin" "$oxl" test "$pkg" --exact 'a call on a lossy network' --seeds 2..=30 --junit "$tmp/junit.xml" >"$tmp/out" 2>"$tmp/err"
 check "the lossy call fails at seed 5" has "seed 5 failed" "$tmp/out"
@@ -84,5 +86,26 @@ check "a failing seed after three that passed: the seeds, its re-run and the pas
 rm -f "$pkg/oxl-test-failures.txt"
 OXL_SIM_TRACE_DUMP="$tmp/stray" "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
 check "OXL_SIM_TRACE_DUMP in the environment: no process writes it, the diff is made" sh -c "test ! -e '$tmp/stray' && grep -q 'trace diff: seed 5 (22 events)' '$tmp/out'"
+
+
+rm -f "$pkg/oxl-test-failures.txt"
+"$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 --format tap >"$tmp/out" 2>"$tmp/err"
+check "TAP: the YAML block has the trace diff" has '      trace_diff: "trace diff: seed 5 (22 events) against seed 4 (23 events), the last that passed' "$tmp/out"
+check "TAP: and what everyone was doing" has '      doing: "what everyone was doing at 1.000000000s of virtual time:\n  task 1 on process: the test'"'"'s harness, waiting for its body to end at lossy.oxl:18"' "$tmp/out"
+rm -f "$pkg/oxl-test-failures.txt"
+"$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 --format json >"$tmp/out" 2>"$tmp/err"
+check "JSON: the test event's trace_diff, with and without task events" has '"trace_diff":{"seed":5,"against_seed":4,"compared":true,"events":22,"against_events":23,"all":{"common_prefix":8,"first_difference":"#8 @0.000000000s seq=2 task      done task 3 on store-0","against_event":"#8 @0.000000000s seq=2 task      done task 2 on api-0","context":[]},"without_tasks":{"common_prefix":11,"first_difference":"#18 @0.003474353s seq=4 drop      store-0 -> api-0 (random drop)","against_event":"#19 @0.005875701s seq=4 deliver   store-0 -> api-0 (17 bytes)","context":["#17 @0.003474353s seq=4 send      store-0 -> api-0 (17 bytes)"]}}' "$tmp/out"
+
+# the depth-2 bug: 200 seeds of each policy that cannot find it, then pct
+half="a reader never sees a half-done write"
+for p in "random" "fifo" "pct --pct-depth 1"; do
+    # shellcheck disable=SC2086 # the policy's words
+    "$oxl" test "$pkg" --exact "$half" --policy $p >"$tmp/out" 2>"$tmp/err"
+    check "--policy $p misses the depth-2 bug in its 200 seeds" has "ok   sim   $half (200 seeds" "$tmp/out"
+done
+"$oxl" test "$pkg" --exact "$half" --policy pct --pct-depth 3 >"$tmp/out" 2>"$tmp/err"
+check "--policy pct (depth 3) finds it, at seed 2" has "seed 2 failed (2 of 200 seeds run)" "$tmp/out"
+check "the reproduce line carries the policy and the depth" has "--seed 2 --policy pct --pct-depth 3" "$tmp/out"
+check "the determinism re-run used the same policy" sh -c "! grep -q 'not deterministic' '$tmp/out'"
 
 [ "$failed" -eq 0 ]
