@@ -142,10 +142,10 @@ static void serve_fail(tr_runner *r, const char *why, bool cannot_serve) {
 /* A server for this slot's process alone: it is forked, and the server
  * told to end once it has run it. False (with the reason said) when the
  * binary cannot serve. */
-static bool start_own_server(tr_runner *r, slot *s, const char *const *env) {
+static bool start_own_server(tr_runner *r, slot *s, const char *const *env, const char *const *extra) {
     char why[1024];
     tr_pathf(s->serve_err, sizeof s->serve_err, "%s/serve-%lu.err", r->tmp, r->counter);
-    s->own = tr_server_start(r->bin, s->serve_err, why, sizeof why);
+    s->own = tr_server_start_env(r->bin, extra, s->serve_err, why, sizeof why);
     if (s->own && tr_server_run(s->own, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why)) {
         tr_server_close_input(s->own);
         return true;
@@ -202,14 +202,31 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
     snprintf(data, sizeof data, "OXL_DATA_DIR=%s", s->data);
     /* OXL_SIM_REPORT=1 for every process: its report line is how a run
      * says it reached its end, and a sim seed's also has its trace */
-    const char *env[6] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data, "OXL_SIM_REPORT=1", NULL};
+    const char *env[5] = {run, it->test->sim ? seed : "OXL_TEST_SEED", data, "OXL_SIM_REPORT=1", NULL};
+    const char *full[5 + TR_SERVER_EXTRA_ENV] = {env[0], env[1], env[2], env[3]};
+    /* the run's policy, and a trace dump's file: in the environment of the
+     * process and of a server of its own (a request carries only the four
+     * above); the shared server has the policy from its start */
+    const char *extra[TR_SERVER_EXTRA_ENV + 1];
+    size_t ne = 0, nenv = 4;
+    char dump[TR_PATH + 32];
+    for (size_t i = 0; r->sim_env[i]; i++) {
+        extra[ne++] = r->sim_env[i];
+        if (r->trace_dump && strcmp(r->sim_env[i], "OXL_SIM_TRACE_DUMP") == 0) {
+            snprintf(dump, sizeof dump, "OXL_SIM_TRACE_DUMP=%s", r->trace_dump);
+            extra[ne - 1] = dump;
+        }
+    }
+    extra[ne] = NULL;
+    for (size_t i = 0; i < ne; i++) full[nenv++] = extra[i];
+    full[nenv] = NULL;
     bool served = false;
-    if (!r->shared_off && !r->own_server) {
+    if (!r->shared_off && !r->own_server && !r->trace_dump) {
         char why[1024];
         if (!r->srv) {
             char err[TR_PATH];
             tr_pathf(err, sizeof err, "%s/serve.err", r->tmp);
-            r->srv = tr_server_start(r->bin, err, why, sizeof why);
+            r->srv = tr_server_start_env(r->bin, r->sim_env, err, why, sizeof why);
             if (!r->srv) serve_fail(r, why, true);
         }
         if (r->srv && !r->shared_off) {
@@ -225,13 +242,13 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
         }
     }
     if (!served && !r->servers_off) {
-        served = start_own_server(r, s, env);
+        served = start_own_server(r, s, env, extra);
         if (!served) {
             trash_slot(r, s);
             return start_slot(r, s, it, pos);
         }
     }
-    if (!served && !tr_proc_start(&s->p, r->bin, NULL, env, s->out, s->err, r->o.timeout)) {
+    if (!served && !tr_proc_start(&s->p, r->bin, NULL, full, s->out, s->err, r->o.timeout)) {
         fprintf(stderr, "oxl test: cannot start a process: %s\n", strerror(errno));
         tr_remove_tree(s->data);
         return false;

@@ -11,6 +11,8 @@
  *   tr_report.c    the text the formats share; tr_report_{human,tap,json}.c
  *                  the report formats (a tr_reporter each); tr_junit.c the
  *                  JUnit file written after the run
+ *   tr_explain.c   what explains a failing seed: what everyone was doing,
+ *                  the trace diff against the last passing seed
  *   tr_exec.c      processes and signals; tr_serve.c the fork server
  *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
@@ -142,6 +144,11 @@ int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *en
 /* Starts `exe --serve`, its stderr into the file err. NULL, with why
  * filled, when it cannot be started. */
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap);
+/* The same, with extra ("NAME=value", NULL-terminated, at most
+ * TR_SERVER_EXTRA_ENV) in the server's environment, so every child has
+ * them: the run's policy, a trace dump's file. */
+#define TR_SERVER_EXTRA_ENV 8
+tr_server *tr_server_start_env(const char *exe, const char *const *extra, const char *err, char *why, size_t cap);
 /* Has the server fork a child for p, as tr_proc_start would start exe:
  * env may set or unset OXL_TEST_RUN, OXL_TEST_SEED, OXL_SIM_REPORT and
  * OXL_DATA_DIR (the server's own environment has none of them); the
@@ -215,7 +222,17 @@ typedef struct tr_opts {
     const char *color;
     bool show_commands;
     int opt_level;
+    /* --policy, --pct-depth (or OXL_SIM_POLICY, OXL_SIM_PCT_DEPTH): the
+     * scheduler's policy in every sim process (docs/testing.md, Policies) */
+    int policy; /* TR_POLICY_* */
+    uint64_t pct_depth;
+    bool has_policy, has_pct_depth;
 } tr_opts;
+
+enum { TR_POLICY_RANDOM, TR_POLICY_FIFO, TR_POLICY_PCT };
+#define TR_DEFAULT_PCT_DEPTH 3
+#define TR_MAX_PCT_DEPTH 64
+extern const char *const tr_policy_names[3];
 
 typedef struct tr_test {
     int index;
@@ -257,6 +274,9 @@ typedef struct tr_outcome {
     tr_item rerun;
     double seconds;
     char *reproduce;
+    bool has_passed_seed;  /* a seed passed before the failing one: */
+    uint64_t passed_seed;  /*   the last such, for the trace diff */
+    struct tr_trace_diff *diff; /* tr_explain.c, for a failing seed */
 } tr_outcome;
 
 /* The summary's counts. */
@@ -318,6 +338,11 @@ struct tr_runner {
     bool serve_warned, spawn_warned;
     bool own_server;   /* the determinism re-run: a server (a new exec) of its own, see tr_plan.c */
     char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
+    /* what every process gets in its environment (tr_opts.c): the
+     * policy's variables, OXL_SIM_TRACE_DUMP unset; NULL-terminated */
+    char policy_env[2][48];
+    const char *sim_env[4];
+    const char *trace_dump; /* set around a batch: its one process writes its trace here (tr_explain.c) */
     size_t ntrash, trash_cap;
 };
 
@@ -399,6 +424,25 @@ void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 void tr_print_captured(const char *label, const char *text, size_t omitted);
 /* Writes b to stdout, flushes, frees b. */
 void tr_emit(tr_buf *b);
+
+/* tr_explain.c: what explains a failing sim seed (docs/testing.md,
+ * Explaining a failure), for every report format. */
+typedef struct tr_trace_diff tr_trace_diff;
+/* The "what everyone was doing at ..." section of a failing process's
+ * stderr: as its text (nothing when it has none), or as JSON (null). */
+void tr_doing_text(const tr_item *it, tr_buf *b);
+void tr_doing_json(const tr_item *it, tr_buf *b);
+/* A fresh file name in the run's directory for a trace dump. */
+void tr_trace_dump_path(tr_runner *r, const char *what, char *buf, size_t cap);
+/* After the failing seed's re-run, which dumped its trace to fail_dump
+ * ("" when there is no passing seed): runs the last passing seed with a
+ * dump and compares them into oc->diff (removes the dumps). */
+void tr_explain_failure(tr_runner *r, tr_outcome *oc, const char *fail_dump);
+void tr_explain_free(tr_outcome *oc);
+/* The trace diff as text (nothing without one; no newline at the end),
+ * or as JSON (null without one). */
+void tr_diff_text(const tr_outcome *oc, tr_buf *b);
+void tr_diff_json(const tr_outcome *oc, tr_buf *b);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */

@@ -59,6 +59,15 @@ bool tr_write_junit(tr_runner *r, const char *path) {
             }
             tr_buf_puts(&b, "\nreproduce: ");
             tr_xml_text(&b, oc->reproduce);
+            tr_buf extra = {0};
+            tr_doing_text(&oc->fail, &extra);
+            if (extra.len) tr_buf_puts(&extra, "\n");
+            tr_diff_text(oc, &extra);
+            if (extra.len) {
+                tr_buf_puts(&b, "\n");
+                tr_xml_text(&b, extra.s);
+            }
+            tr_buf_free(&extra);
             tr_buf_puts(&b, "</failure>\n      <system-out>");
             tr_xml_text(&b, oc->fail.out ? oc->fail.out : "");
             tr_buf_puts(&b, "</system-out>\n      <system-err>");

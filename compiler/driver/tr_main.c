@@ -118,6 +118,7 @@ static void free_runner(tr_runner *r) {
         tr_free_item(&r->outs[i].fail);
         tr_free_item(&r->outs[i].rerun);
         free(r->outs[i].reproduce);
+        tr_explain_free(&r->outs[i]);
     }
     free(r->outs);
     free(r->sel);

@@ -1,7 +1,7 @@
 /* tr_opts.c: the flags of `oxl test` (docs/testing.md, Options) and the
  * settings it takes from the environment: Bazel's sharding variables,
- * OXL_TEST_FORK_SERVER, OXL_SIM_TIME_LIMIT and the run's temporary
- * directory. */
+ * OXL_TEST_FORK_SERVER, OXL_SIM_TIME_LIMIT, OXL_SIM_POLICY and
+ * OXL_SIM_PCT_DEPTH, and the run's temporary directory. */
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -41,6 +41,21 @@ static bool parse_seeds(const char *s, uint64_t *lo, uint64_t *hi) {
     const char *b = dots + 2;
     if (*b == '=') b++;
     return tr_parse_u64(a, lo) && tr_parse_u64(b, hi) && *lo <= *hi;
+}
+
+const char *const tr_policy_names[3] = {"random", "fifo", "pct"};
+
+static bool parse_policy(const char *s, int *policy) {
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, tr_policy_names[i]) == 0) {
+            *policy = i;
+            return true;
+        }
+    return false;
+}
+
+static bool parse_depth(const char *s, uint64_t *d) {
+    return tr_parse_u64(s, d) && *d >= 1 && *d <= TR_MAX_PCT_DEPTH;
 }
 
 /* Matches a (long or short) flag that takes a value: "--x v", "--x=v",
@@ -177,6 +192,20 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
             o->has_partition = true;
             o->part_index = mm - 1;
             o->part_total = nn;
+        } else if ((m = VALUE("--policy", NULL))) {
+            if (m < 0) return TR_EXIT_USAGE;
+            if (!parse_policy(v, &o->policy)) {
+                tr_usage("--policy takes random, fifo or pct, not '%s'", v);
+                return TR_EXIT_USAGE;
+            }
+            o->has_policy = true;
+        } else if ((m = VALUE("--pct-depth", NULL))) {
+            if (m < 0) return TR_EXIT_USAGE;
+            if (!parse_depth(v, &o->pct_depth)) {
+                tr_usage("--pct-depth takes a bug depth from 1 to 64, not '%s'", v);
+                return TR_EXIT_USAGE;
+            }
+            o->has_pct_depth = true;
         } else if ((m = VALUE("--color", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
             if (strcmp(v, "auto") && strcmp(v, "always") && strcmp(v, "never")) {
@@ -240,9 +269,51 @@ static int setup_shards(tr_runner *r) {
     return TR_GO_ON;
 }
 
+/* The policy: the flags, else OXL_SIM_POLICY and OXL_SIM_PCT_DEPTH (the
+ * test binary's own variables, which a user may have set), checked here;
+ * then what every sim process gets, so the policy is the run's, never
+ * what an environment left over. */
+static int setup_policy(tr_runner *r) {
+    tr_opts *o = &r->o;
+    const char *pe = getenv("OXL_SIM_POLICY"), *de = getenv("OXL_SIM_PCT_DEPTH");
+    if (!o->has_policy && pe && *pe) {
+        if (!parse_policy(pe, &o->policy)) {
+            fprintf(stderr, "oxl test: OXL_SIM_POLICY='%s' is not a policy: expected random, fifo or pct\n", pe);
+            return TR_EXIT_USAGE;
+        }
+        o->has_policy = true;
+    }
+    if (!o->has_pct_depth && de && *de) {
+        if (!parse_depth(de, &o->pct_depth)) {
+            fprintf(stderr, "oxl test: OXL_SIM_PCT_DEPTH='%s' is not a depth: expected an integer from 1 to %d\n", de,
+                    TR_MAX_PCT_DEPTH);
+            return TR_EXIT_USAGE;
+        }
+        if (o->policy != TR_POLICY_PCT) {
+            fprintf(stderr, "oxl test: OXL_SIM_PCT_DEPTH='%s' is the depth of the pct policy, and the policy is %s\n",
+                    de, tr_policy_names[o->policy]);
+            return TR_EXIT_USAGE;
+        }
+        o->has_pct_depth = true;
+    } else if (o->has_pct_depth && o->policy != TR_POLICY_PCT) {
+        tr_usage("%s", "--pct-depth is the depth of --policy pct; it needs --policy pct");
+        return TR_EXIT_USAGE;
+    }
+    if (!o->has_pct_depth) o->pct_depth = TR_DEFAULT_PCT_DEPTH;
+    snprintf(r->policy_env[0], sizeof r->policy_env[0], "OXL_SIM_POLICY=%s", tr_policy_names[o->policy]);
+    snprintf(r->policy_env[1], sizeof r->policy_env[1], "OXL_SIM_PCT_DEPTH=%u", (unsigned)o->pct_depth);
+    r->sim_env[0] = r->policy_env[0];
+    r->sim_env[1] = r->policy_env[1];
+    r->sim_env[2] = "OXL_SIM_TRACE_DUMP"; /* unset: only the trace diff's runs write one */
+    r->sim_env[3] = NULL;
+    return TR_GO_ON;
+}
+
 /* The run's settings from the environment that are not a flag's. */
 int tr_setup_env(tr_runner *r) {
-    int s = setup_shards(r);
+    int s = setup_policy(r);
+    if (s != TR_GO_ON) return s;
+    s = setup_shards(r);
     if (s != TR_GO_ON) return s;
     const char *fs = getenv("OXL_TEST_FORK_SERVER");
     if (fs && *fs && strcmp(fs, "0") != 0 && strcmp(fs, "1") != 0) {

@@ -15,6 +15,10 @@ static void reproduce_line(tr_runner *r, tr_outcome *oc) {
     tr_buf_puts(&b, " --exact ");
     tr_shell_quote(&b, oc->test->name);
     if (oc->test->sim) tr_buf_printf(&b, " --seed %" PRIu64, oc->fail.seed);
+    /* the policy is part of the seed's schedule */
+    if (oc->test->sim && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(&b, " --policy fifo");
+    if (oc->test->sim && r->o.policy == TR_POLICY_PCT)
+        tr_buf_printf(&b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
     oc->reproduce = b.s;
 }
 
@@ -43,6 +47,8 @@ static void seed_done(tr_runner *r, tr_item *it, uint64_t pos, void *ctx) {
     tr_outcome *oc = ((sim_ctx *)ctx)->oc;
     oc->seeds_run = pos + 1;
     if (it->res == TR_RES_PASS) {
+        oc->has_passed_seed = true; /* the trace diff's other side */
+        oc->passed_seed = it->seed;
         tr_forget_failure(r, it->test, it->seed);
         r->rep->seed(r, it, pos, NULL);
         return;
@@ -104,8 +110,14 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
          * share its address layout, so behaviour that depends on
          * addresses would repeat; a new exec lays the process out anew */
         r->own_server = true;
+        /* its trace, for the diff against the last passing seed */
+        char dump[TR_PATH] = "";
+        if (oc->has_passed_seed) tr_trace_dump_path(r, "fail", dump, sizeof dump);
+        r->trace_dump = dump[0] ? dump : NULL;
         tr_run_batch(r, &one, false, 1, NULL, rerun_done, oc);
+        r->trace_dump = NULL;
         r->own_server = false;
+        if (!r->interrupted) tr_explain_failure(r, oc, dump);
         /* interrupted in the re-run: the failure stands, unchecked */
         /* a run that ran out of a resource says nothing of the test:
          * two runs of one seed run out at different points (a served and

@@ -48,6 +48,12 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
         if (t->sim) snprintf(lab, sizeof lab, "stderr of seed %" PRIu64, oc->fail.seed);
         else snprintf(lab, sizeof lab, "stderr");
         tr_print_captured(lab, oc->fail.err, oc->fail.err_omitted);
+        if (oc->diff) {
+            tr_buf d = {0};
+            tr_diff_text(oc, &d);
+            printf("%s\n", d.s);
+            tr_buf_free(&d);
+        }
         if (oc->nondet) {
             tr_buf n = {0};
             tr_nondet_text(r, oc, &n);

@@ -26,6 +26,10 @@ static void item_fields(const tr_runner *r, tr_buf *b, const tr_item *it) {
         tr_json_str(b, it->out ? it->out : "");
         tr_buf_puts(b, ",\"stderr\":");
         tr_json_str(b, it->err ? it->err : "");
+        if (it->test->sim) {
+            tr_buf_puts(b, ",\"doing\":");
+            tr_doing_json(it, b);
+        }
     }
 }
 
@@ -101,6 +105,10 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
         }
         tr_buf_puts(&b, ",\"reproduce\":");
         tr_json_str(&b, oc->reproduce);
+        if (t->sim) {
+            tr_buf_puts(&b, ",\"trace_diff\":");
+            tr_diff_json(oc, &b);
+        }
         tr_buf_puts(&b, ",\"failure\":{");
         item_fields(r, &b, &oc->fail);
         tr_buf_puts(&b, "}");

@@ -34,6 +34,24 @@ static void tap_yaml(const tr_runner *r, tr_buf *b, const char *indent, const tr
         tr_buf_printf(b, "%s  reproduce: ", indent);
         tr_json_str(b, oc->reproduce);
         tr_buf_puts(b, "\n");
+        if (oc->diff) {
+            tr_buf d = {0};
+            tr_diff_text(oc, &d);
+            tr_buf_printf(b, "%s  trace_diff: ", indent);
+            tr_json_str(b, d.s);
+            tr_buf_puts(b, "\n");
+            tr_buf_free(&d);
+        }
+    }
+    if (it->test->sim && it->err) {
+        tr_buf d = {0};
+        tr_doing_text(it, &d);
+        if (d.len) {
+            tr_buf_printf(b, "%s  doing: ", indent);
+            tr_json_str(b, d.s);
+            tr_buf_puts(b, "\n");
+        }
+        tr_buf_free(&d);
     }
     tr_buf_free(&f);
     tr_buf d = {0};

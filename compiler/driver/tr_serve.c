@@ -52,6 +52,10 @@ static int above_stdio(int fd) {
 }
 
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap) {
+    return tr_server_start_env(exe, NULL, err, why, cap);
+}
+
+tr_server *tr_server_start_env(const char *exe, const char *const *extra, const char *err, char *why, size_t cap) {
     int in[2], out[2];
     if (pipe(in) != 0) {
         set_why(why, cap, "cannot make a pipe: %s", strerror(errno));
@@ -72,7 +76,12 @@ tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t c
     }
     /* the server's environment has none of a process's variables: each
      * child gets exactly those its request names */
-    static const char *const env[] = {"OXL_TEST_RUN", "OXL_TEST_SEED", "OXL_SIM_REPORT", "OXL_DATA_DIR", NULL};
+    static const char *const unset[] = {"OXL_TEST_RUN", "OXL_TEST_SEED", "OXL_SIM_REPORT", "OXL_DATA_DIR"};
+    const char *env[sizeof unset / sizeof *unset + TR_SERVER_EXTRA_ENV + 1];
+    size_t ne = 0;
+    for (size_t i = 0; i < sizeof unset / sizeof *unset; i++) env[ne++] = unset[i];
+    for (size_t i = 0; extra && extra[i] && i < TR_SERVER_EXTRA_ENV; i++) env[ne++] = extra[i];
+    env[ne] = NULL;
     pid_t pid;
     int e = tr_spawn(&pid, exe, "--serve", env, in[0], out[1], NULL, err);
     close(in[0]);

@@ -81,6 +81,7 @@ typedef struct oxl_sched_result {
     oxl_sched_status status;
     void *value;              /* the root task's result when finished */
     uint64_t trace_hash;      /* the World's trace hash, which covers every switch */
+    uint64_t trace_events;    /* the World's trace events at the end (before the teardown's) */
     uint64_t switches;        /* task switches */
     uint64_t decisions;       /* policy decisions among two or more ready tasks */
     uint64_t steps;           /* scheduling steps (PCT's k counts these) */

@@ -816,6 +816,142 @@ static void test_bad_flags(void) {
     free_result(&r);
 }
 
+/* --policy and --pct-depth (and their variables): the reproduce line
+ * carries the policy; bad values are usage errors naming the flag or the
+ * variable. */
+static void test_policy(void) {
+    set_tests("sim|1|9|s|fail@4\n");
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "--policy", "pct", "--pct-depth", "2"));
+    tap_is_int(r.status, 1, "--policy pct: the failing seed fails");
+    char want[TR_PATH + 128];
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 's' --seed 4 --policy pct --pct-depth 2\n", pkg);
+    tap_contains(r.out, want, "the reproduce line carries the policy and its depth");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("OXL_SIM_POLICY=fifo"), ARGS(pkg));
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 's' --seed 4 --policy fifo\n", pkg);
+    tap_contains(r.out, want, "OXL_SIM_POLICY=fifo is the default of --policy, carried too");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("OXL_SIM_POLICY=fifo"), ARGS(pkg, "--policy", "random"));
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 's' --seed 4\n", pkg);
+    tap_contains(r.out, want, "the flag wins over the variable; random is the default and not written");
+    free_result(&r);
+    remove_failures();
+    r = run_env(ENV("OXL_SIM_POLICY=pct", "OXL_SIM_PCT_DEPTH=5"), ARGS(pkg));
+    snprintf(want, sizeof want, "--seed 4 --policy pct --pct-depth 5\n");
+    tap_contains(r.out, want, "OXL_SIM_PCT_DEPTH is the depth's default");
+    free_result(&r);
+    remove_failures();
+    static const struct {
+        const char *env;
+        const char *args[3];
+        const char *msg;
+    } cases[] = {
+        {NULL, {"--policy", "lifo"}, "--policy takes random, fifo or pct, not 'lifo'"},
+        {NULL, {"--policy", ""}, "--policy takes random, fifo or pct, not ''"},
+        {NULL, {"--policy"}, "--policy needs a value"},
+        {NULL, {"--policy", "pct", "--pct-depth"}, "--pct-depth needs a value"},
+        {NULL, {"--pct-depth", "0"}, "--pct-depth takes a bug depth from 1 to 64, not '0'"},
+        {NULL, {"--pct-depth", "65"}, "--pct-depth takes a bug depth from 1 to 64, not '65'"},
+        {NULL, {"--pct-depth", "two"}, "not 'two'"},
+        {NULL, {"--pct-depth", "2"}, "--pct-depth is the depth of --policy pct; it needs --policy pct"},
+        {"OXL_SIM_POLICY=PCT", {NULL}, "OXL_SIM_POLICY='PCT' is not a policy: expected random, fifo or pct"},
+        {"OXL_SIM_PCT_DEPTH=-1", {"--policy", "pct"}, "OXL_SIM_PCT_DEPTH='-1' is not a depth: expected an integer from 1 to 64"},
+        {"OXL_SIM_PCT_DEPTH=2", {NULL}, "OXL_SIM_PCT_DEPTH='2' is the depth of the pct policy, and the policy is random"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[6] = {pkg};
+        int n = 1;
+        for (int k = 0; k < 3 && cases[i].args[k]; k++) argv[n++] = cases[i].args[k];
+        const char *env[2] = {cases[i].env, NULL};
+        result r2 = run_env(env, argv);
+        char what[128];
+        snprintf(what, sizeof what, "%s %s %s", cases[i].env ? cases[i].env : "", cases[i].args[0] ? cases[i].args[0] : "",
+                 cases[i].args[1] ? cases[i].args[1] : "");
+        tap_is_int(r2.status, 2, "%s: usage error", what);
+        tap_contains(r2.err, cases[i].msg, "%s: named message", what);
+        free_result(&r2);
+    }
+}
+
+/* The trace diff against the last passing seed (tr_explain.c), with the
+ * fake binary's dumps (FAKE_DUMP), and when it cannot be made. */
+static void test_trace_diff(void) {
+    set_tests("sim|1|9|s|fail@4\n");
+    reset_state();
+    result r = run_env(ENV("FAKE_DUMP=drop"), ARGS(pkg, "-j", "1"));
+    tap_contains(r.out,
+                 "trace diff: seed 4 (5 events) against seed 3 (5 events), the last that passed: the first 1 events "
+                 "agree by kind and label\n"
+                 "  they part before any network event or clock advance\n"
+                 "  seed 4 (failed) goes on with: #1 @0.000000000s seq=1 task      spawn task 2 on n0\n"
+                 "  seed 3 (passed) goes on with: #1 @0.000000000s seq=1 task      spawn task 3 on n0\n"
+                 "  without task events (spawns, wakes, ends) the first 2 agree:\n"
+                 "  from the nearest network event or clock advance:\n"
+                 "    #3 @0.000001000s seq=1 send      n0 -> n1 (8 bytes)\n"
+                 "  seed 4 (failed) goes on with: #4 @0.000001000s seq=1 drop      n0 -> n1 (random drop)\n"
+                 "  seed 3 (passed) goes on with: #4 @0.000002000s seq=2 deliver   n0 -> n1 (8 bytes)\n",
+                 "the diff: the common prefix, the first parting events, then without task events from the send");
+    char *log = read_log();
+    char seeds[4096];
+    seeds_run(log, 0, seeds, sizeof seeds);
+    tap_is_str(seeds, "1,2,3,3,4,4", "seeds 1..4, the failing seed's re-run and the last passing seed once more");
+    free(log);
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("FAKE_DUMP=drop"), ARGS(pkg, "-j", "1", "--format", "json"));
+    tap_contains(r.out,
+                 "\"trace_diff\":{\"seed\":4,\"against_seed\":3,\"compared\":true,\"events\":5,\"against_events\":5,"
+                 "\"all\":{\"common_prefix\":1,",
+                 "JSON: trace_diff in the test event");
+    tap_contains(r.out, "\"without_tasks\":{\"common_prefix\":2,\"first_difference\":\"#4 @0.000001000s seq=1 drop ",
+                 "JSON: and the part without task events");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("FAKE_DUMP=times"), ARGS(pkg, "-j", "1"));
+    tap_contains(r.out, "the first 5 events agree by kind and label, all of them (they differ in times only)\n",
+                 "traces that differ only in times agree");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("FAKE_DUMP=bad"), ARGS(pkg, "-j", "1"));
+    tap_contains(r.out, "trace diff: against seed 3, not made: no trace of seed 4: line 2 of its trace is not an event\n",
+                 "a malformed dump: said, not compared");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("FAKE_DUMP=nohead"), ARGS(pkg, "-j", "1"));
+    tap_contains(r.out, "not made: no trace of seed 4: its trace file does not start with 'oxl-trace 1'\n",
+                 "a dump without its header: said");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("FAKE_DUMP=drop"), ARGS(pkg, "--seed", "4"));
+    tap_contains(r.out, "trace diff: no seed of this test passed before seed 4 in this run: nothing to compare\n",
+                 "--seed: no passing seed to compare with");
+    log = read_log();
+    seeds_run(log, 0, seeds, sizeof seeds);
+    tap_is_str(seeds, "4,4", "and no process more than the re-run");
+    free(log);
+    free_result(&r);
+    remove_failures();
+    set_tests("sim|1|9|s|\n");
+    reset_state();
+    r = run_env(ENV("FAKE_DUMP=drop"), ARGS(pkg, "-j", "1"));
+    log = read_log();
+    seeds_run(log, 0, seeds, sizeof seeds);
+    tap_is_str(seeds, "1,2,3,4,5,6,7,8,9", "a passing test: no process more");
+    tap_ok(strstr(r.out, "trace diff") == NULL, "and no diff");
+    free(log);
+    free_result(&r);
+}
+
 int main(void) {
     harness_init("runner-test");
     test_escapes_and_hashes();
@@ -833,5 +969,7 @@ int main(void) {
     test_cache();
     test_terminal_and_interrupt();
     test_bad_flags();
+    test_policy();
+    test_trace_diff();
     return harness_done();
 }

@@ -182,10 +182,11 @@ static void describe_wait(const oxl_task *t, char *buf, size_t cap) {
 /* What everyone was doing when the run failed, under its report: a line per
  * unfinished task by id (its node, its wait, the OxL line where it waits),
  * then what the World holds (messages in flight, cut links, nodes down).
- * A report that is about waiting (deadlock, time limit, livelock) lists
- * them right under itself; another failure of a simulation gets a header
- * first, and leaves out the task that failed (the report names it). A
- * program's own panic outside a simulation is reported as before. */
+ * In a simulation every failure gets the header "what everyone was doing
+ * at <t>s of virtual time:" first; one that is not about waiting leaves
+ * out the task that failed (the report names it). Outside a simulation a
+ * report about waiting (deadlock, livelock) lists the tasks right under
+ * itself, and a program's own panic is reported as before. */
 static void append_state(oxl_sched *s) {
     bool waiting = s->stop == OXL_SCHED_DEADLOCK || s->stop == OXL_SCHED_TIME_LIMIT || s->stop == OXL_SCHED_LIVELOCK;
     if (!waiting && s->opt.real_time) return;
@@ -194,7 +195,7 @@ static void append_state(oxl_sched *s) {
     FILE *out = open_memstream(&buf, &len);
     if (!out) sim_oom();
     fprintf(out, "%s\n", s->report ? s->report : "");
-    if (!waiting)
+    if (!s->opt.real_time) /* every failure of a simulation: the runner finds the section by it */
         fprintf(out, "what everyone was doing at %" PRId64 ".%09" PRId64 "s of virtual time:\n",
                 oxl_world_now(s->world) / OXL_SEC, oxl_world_now(s->world) % OXL_SEC);
     oxl_task **live = sim_xmalloc((s->live_tasks + 1) * sizeof *live);
@@ -985,6 +986,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     oxl_sched_result r;
     memset(&r, 0, sizeof r);
     r.trace_hash = oxl_world_trace_hash(s->world);
+    r.trace_events = oxl_world_trace_count(s->world);
     r.status = s->stop;
     r.value = r.status == OXL_SCHED_FINISHED && s->root ? s->root->result : NULL;
     r.switches = s->switches;

@@ -8,6 +8,7 @@
 #include "oxl_sched.h"
 #include "oxl_test.h"
 #include "test_serve.h"
+#include "test_trace_dump.h"
 #include "fence/fence.h"
 
 #include <errno.h>
@@ -135,9 +136,44 @@ static void *sim_root(void *arg) {
     return NULL;
 }
 
+#define TEST_MAX_PCT_DEPTH 64
+
+/* OXL_SIM_POLICY (random, fifo, pct; unset or empty: random) and
+ * OXL_SIM_PCT_DEPTH (1..64, for pct; unset or empty: 3) into opt; false,
+ * said, on a bad value. */
+static bool policy_from_env(oxl_sched_options *opt, const char **name) {
+    const char *p = getenv("OXL_SIM_POLICY");
+    *name = "random";
+    if (p && *p) {
+        if (strcmp(p, "random") == 0) opt->policy = OXL_POLICY_RANDOM;
+        else if (strcmp(p, "fifo") == 0) opt->policy = OXL_POLICY_FIFO;
+        else if (strcmp(p, "pct") == 0) opt->policy = OXL_POLICY_PCT;
+        else {
+            fprintf(stderr, "error: OXL_SIM_POLICY='%s' is not a policy: expected random, fifo or pct\n", p);
+            return false;
+        }
+        *name = opt->policy == OXL_POLICY_FIFO ? "fifo" : opt->policy == OXL_POLICY_PCT ? "pct" : "random";
+    }
+    const char *d = getenv("OXL_SIM_PCT_DEPTH");
+    if (d && *d) {
+        uint64_t v;
+        if (!parse_index(d, &v) || v < 1 || v > TEST_MAX_PCT_DEPTH) {
+            fprintf(stderr, "error: OXL_SIM_PCT_DEPTH='%s' is not a depth: expected an integer from 1 to %d\n", d,
+                    TEST_MAX_PCT_DEPTH);
+            return false;
+        }
+        opt->pct_depth = (int)v;
+    }
+    return true;
+}
+
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
+    const char *policy;
+    if (!policy_from_env(&opt, &policy)) return 2;
+    test_dump dump;
+    if (!test_dump_from_env(&dump)) return 2;
     opt.tail_events = TEST_TAIL_EVENTS;
     opt.stack_size = 1024 * 1024; /* as in a real-time run: the same recursion fits */
     if (tc->nnodes > TEST_MAX_NODES) {
@@ -151,9 +187,24 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     }
     if (debug && strcmp(debug, "1") == 0) opt.nodes_debug = stderr;
     sim_session ss = {tc, getenv("OXL_DATA_DIR")};
+    oxl_world *own = NULL;
+    if (dump.path) {
+        /* the world the scheduler would make, made here to watch it */
+        oxl_world_options wo = oxl_world_options_default(seed);
+        wo.trace_messages = opt.trace_messages;
+        own = oxl_world_new(&wo);
+        test_dump_attach(&dump, own);
+        opt.world = own;
+    }
     oxl_sched_result r = oxl_sched_run(sim_root, &ss, &opt);
     oxl_rt_flush();
+    if (own) {
+        oxl_world_set_trace_hook(own, NULL, NULL);
+        oxl_world_free(own);
+    }
     int status = oxl_sched_exit_status(&r, stderr);
+    if (!test_dump_write(&dump, seed, policy, r.trace_hash, r.trace_events) && status == 0) status = 2;
+    test_dump_free(&dump);
     if (report) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%" PRIu64 "\n", seed, r.trace_hash,
                 r.switches);

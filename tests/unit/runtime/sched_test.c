@@ -572,6 +572,7 @@ static void test_reports(void) {
     char want[512];
     snprintf(want, sizeof want,
              "deadlock: every task of the deterministic simulation is blocked\n"
+             "what everyone was doing at 0.000000000s of virtual time:\n"
              "  task 1 on process: receiving from channel 1 at %s:%d",
              __FILE__, deadlock_line);
     tap_is_int(r.status, OXL_SCHED_DEADLOCK, "a blocked program is a deadlock");
@@ -586,6 +587,7 @@ static void test_reports(void) {
     r = oxl_sched_run(forever_sleeper, NULL, &o);
     snprintf(want, sizeof want,
              "time limit: the deterministic simulation is still waiting after 10s of virtual time\n"
+             "what everyone was doing at 0.000000000s of virtual time:\n"
              "  task 1 on process: sleeping until 20.000000000s at %s:%d",
              __FILE__, sleepy_line);
     tap_is_int(r.status, OXL_SCHED_TIME_LIMIT, "a program still waiting at the limit stops");
@@ -606,6 +608,7 @@ static void test_reports(void) {
     snprintf(want, sizeof want,
              "livelock: 1000 scheduling steps without virtual time advancing "
              "(a loop polling now() never sees time move: sleep instead)\n"
+             "what everyone was doing at 0.000000000s of virtual time:\n"
              "  task 1 on process: ready to run at %s:%d",
              __FILE__, poll_line);
     tap_is_int(r.status, OXL_SCHED_LIVELOCK, "a busy loop polling now() is a livelock");
@@ -1094,7 +1097,9 @@ static void test_exit_status(void) {
     int status = 0;
     if (rc == 0) waitpid(pid, &status, 0);
     tap_ok(rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 101, "a deadlocked program exits with status 101");
-    tap_contains(buf, "deadlock: every task of the deterministic simulation is blocked\n  task 1 on process: ",
+    tap_contains(buf,
+                 "deadlock: every task of the deterministic simulation is blocked\nwhat everyone was doing at "
+                 "0.000000000s of virtual time:\n  task 1 on process: ",
                  "and prints the report on stderr");
 }
 
