@@ -256,12 +256,19 @@ static inline void heap_place(oxl_world *w, size_t i, sim_heap_item it) {
     w->pool[it.slot].heap_pos = (uint32_t)i;
 }
 
+/* The heap is 4-ary: children of i are 4i+1 .. 4i+4. Half the levels of a
+ * binary heap, and the four children of a node are adjacent, loaded at
+ * once and compared without a branch; a walk down is a chain of loads
+ * whose length is the depth, so the shallower heap is the faster one. The
+ * order of events is the keys' alone, whatever the heap's shape. */
+#define HEAP_ARITY 4
+
 /* Puts `it` at hole i, or higher while its parent is later. */
 static inline void heap_sift_up(oxl_world *w, size_t i, sim_heap_item it) {
     sim_heap_item *h = w->heap;
     unsigned __int128 key = heap_key(&it);
     while (i > 0) {
-        size_t parent = (i - 1) / 2;
+        size_t parent = (i - 1) / HEAP_ARITY;
         if (key >= heap_key(&h[parent])) break;
         heap_place(w, i, h[parent]);
         i = parent;
@@ -277,17 +284,31 @@ static void heap_push(oxl_world *w, sim_heap_item it) {
     heap_sift_up(w, w->heap_len++, it);
 }
 
+/* The earliest of the children first .. first+3 (all present). */
+static inline size_t heap_min4(const sim_heap_item *h, size_t first) {
+    size_t a = first + (heap_less(&h[first + 1], &h[first]) ? 1 : 0);
+    size_t b = first + 2 + (heap_less(&h[first + 3], &h[first + 2]) ? 1 : 0);
+    return heap_less(&h[b], &h[a]) ? b : a;
+}
+
 /* Fills hole i with `last` (an item taken off the end): Floyd's walk of the
- * hole down to a leaf along the smaller children (one comparison a level,
- * none with `last`), then `last` rises from there. The last item is a
- * leaf's, so it rarely rises far. */
+ * hole down to a leaf along the earliest children (no comparison with
+ * `last`), then `last` rises from there. The last item is a leaf's, so it
+ * rarely rises far. */
 static void heap_fill(oxl_world *w, size_t i, sim_heap_item last) {
     sim_heap_item *h = w->heap;
     size_t n = w->heap_len;
     for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n) break;
-        if (child + 1 < n && heap_less(&h[child + 1], &h[child])) child++;
+        size_t first = HEAP_ARITY * i + 1;
+        size_t child;
+        if (first + HEAP_ARITY <= n) {
+            child = heap_min4(h, first);
+        } else {
+            if (first >= n) break;
+            child = first;
+            for (size_t c = first + 1; c < n; c++)
+                if (heap_less(&h[c], &h[child])) child = c;
+        }
         heap_place(w, i, h[child]);
         i = child;
     }
@@ -306,7 +327,7 @@ static void heap_remove(oxl_world *w, size_t i) {
     size_t n = --w->heap_len;
     if (i == n) return;
     sim_heap_item last = w->heap[n];
-    if (i > 0 && heap_less(&last, &w->heap[(i - 1) / 2]))
+    if (i > 0 && heap_less(&last, &w->heap[(i - 1) / HEAP_ARITY]))
         heap_sift_up(w, i, last); /* it belongs above the hole */
     else
         heap_fill(w, i, last);
@@ -329,7 +350,11 @@ static void pool_release(oxl_world *w, uint32_t slot) {
     w->free_slots[w->free_len++] = slot;
 }
 
-uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
+/* A queued event at time t, its slot's payload left to the caller: the
+ * hot callers (a task's wakeup, a node's timer) write their few fields
+ * straight into the pool instead of copying a whole event built on their
+ * stack, whose narrow stores a wide copy would read back slowly. */
+static sim_event *event_queue(oxl_world *w, oxl_time_ns t, uint32_t *slot_out) {
     uint64_t seq = w->next_seq++;
     if (SIM_UNLIKELY(seq > SIM_SEQ_MASK)) {
         oxl_world_fail(w, "event limit: more than 2^40 events scheduled");
@@ -337,9 +362,6 @@ uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
     }
     uint32_t slot = pool_alloc(w);
     sim_event *dst = &w->pool[slot];
-    uint32_t gen = dst->gen;
-    *dst = *ev;
-    dst->gen = gen;
     dst->seq = seq;
     uint64_t tie = seq;
     if (w->opt.randomize_ties) {
@@ -353,6 +375,19 @@ uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
         w->tie_nbits -= 64 - SIM_SEQ_BITS;
     }
     heap_push(w, (sim_heap_item){t, tie, slot});
+    *slot_out = slot;
+    return &w->pool[slot]; /* heap_push does not move the pool */
+}
+
+uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
+    uint32_t slot;
+    sim_event *dst = event_queue(w, t, &slot);
+    uint32_t gen = dst->gen, pos = dst->heap_pos;
+    uint64_t seq = dst->seq;
+    *dst = *ev;
+    dst->gen = gen;
+    dst->heap_pos = pos;
+    dst->seq = seq;
     return slot;
 }
 
@@ -605,11 +640,18 @@ static sim_event *event_by_handle(oxl_world *w, uint64_t handle) {
 }
 
 uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag) {
-    sim_event ev = {.type = SIM_WAKE, .node = node, .from = OXL_NO_NODE};
-    ev.u.wake.fn = fn;
-    ev.u.wake.arg = arg;
-    ev.u.wake.tag = tag;
-    return event_handle(w, sim_schedule(w, t < w->now ? w->now : t, &ev));
+    uint32_t slot;
+    sim_event *ev = event_queue(w, t < w->now ? w->now : t, &slot);
+    ev->type = SIM_WAKE;
+    ev->node = node;
+    ev->from = OXL_NO_NODE;
+    ev->incarnation = 0;
+    ev->label = 0;
+    ev->len = 0;
+    ev->u.wake.fn = fn;
+    ev->u.wake.arg = arg;
+    ev->u.wake.tag = tag;
+    return event_handle(w, slot);
 }
 
 /* A queued event that will not run leaves the heap and frees its slot now
@@ -693,10 +735,17 @@ oxl_timer_id oxl_ctx_set_timer(oxl_ctx c, oxl_dur_ns delay, oxl_timer_fn fn, voi
         sim_misuse(w, "oxl_ctx_set_timer", "no callback");
         return 0;
     }
-    sim_event ev = {.type = SIM_TIMER, .node = c.node, .from = OXL_NO_NODE, .incarnation = c.incarnation};
-    ev.u.timer.fn = fn;
-    ev.u.timer.arg = arg;
-    return event_handle(w, sim_schedule(w, w->now + delay, &ev));
+    uint32_t slot;
+    sim_event *ev = event_queue(w, w->now + delay, &slot);
+    ev->type = SIM_TIMER;
+    ev->node = c.node;
+    ev->from = OXL_NO_NODE;
+    ev->incarnation = c.incarnation;
+    ev->label = 0;
+    ev->len = 0;
+    ev->u.timer.fn = fn;
+    ev->u.timer.arg = arg;
+    return event_handle(w, slot);
 }
 
 void oxl_ctx_cancel_timer(oxl_ctx c, oxl_timer_id id) {
@@ -763,7 +812,23 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
     for (;;) {
         if (w->failure || w->heap_len == 0 || w->heap[0].time > limit) return false;
         sim_heap_item top = heap_pop(w);
-        sim_event ev = w->pool[top.slot]; /* copy: handlers may grow the pool */
+        const sim_event *queued = &w->pool[top.slot];
+        if (queued->type == SIM_WAKE && SIM_LIKELY(w->events_run < w->opt.max_events)) {
+            /* the scheduler's wakeups, most events of a run of tasks: only
+             * their few fields are kept (handlers may grow the pool) */
+            oxl_node_id node = queued->node;
+            uint64_t seq = queued->seq, tag = queued->u.wake.tag;
+            sim_wake_fn fn = queued->u.wake.fn;
+            void *arg = queued->u.wake.arg;
+            pool_release(w, top.slot);
+            w->now = top.time;
+            w->events_run++;
+            sim_trace_record(w, OXL_EV_TASK, node, OXL_NO_NODE, seq, tag, w->label_wake);
+            fn(w, arg, tag);
+            if (w->ninvariants && !w->failure) world_check_invariants(w);
+            return true;
+        }
+        sim_event ev = *queued; /* copy: handlers may grow the pool */
         pool_release(w, top.slot);
         if (event_dead(w, &ev)) continue;
         w->now = top.time;
