@@ -300,14 +300,24 @@ bool sched_drive_world(oxl_sched *s) {
     oxl_task *saved = s->current;
     s->current = NULL;
     while (!s->stopping && s->nready == 0) {
-        if (oxl_world_failed(w)) break;
+        if (w->failure) break;
         oxl_time_ns t;
-        if (!sim_next_event_time(w, &t)) {
+        sim_step_result r;
+        if (SIM_LIKELY(!s->opt.real_time)) {
+            r = sim_step_due(w, s->deadline, &t); /* the next event, run at once when it is due */
+        } else {
+            r = sim_next_event_time(w, &t) ? t > s->deadline ? SIM_STEP_LATE : SIM_STEP_RAN : SIM_STEP_EMPTY;
+            if (r == SIM_STEP_RAN) {
+                wait_until_due(s, t);
+                oxl_world_step(w);
+            }
+        }
+        if (r == SIM_STEP_EMPTY) {
             sched_stop(s, OXL_SCHED_DEADLOCK,
                        sched_strf("deadlock: every task of the deterministic simulation is blocked"));
             break;
         }
-        if (t > s->deadline) {
+        if (r == SIM_STEP_LATE) {
             char limit[32], *header;
             format_duration(limit, sizeof limit, s->opt.time_limit);
             header = sched_strf("time limit: the deterministic simulation is still waiting after %s of virtual time",
@@ -315,10 +325,8 @@ bool sched_drive_world(oxl_sched *s) {
             sched_stop(s, OXL_SCHED_TIME_LIMIT, header);
             break;
         }
-        if (s->opt.real_time) wait_until_due(s, t);
-        oxl_world_step(w);
-        if (oxl_world_now(w) != s->last_time) {
-            s->last_time = oxl_world_now(w);
+        if (w->now != s->last_time) {
+            s->last_time = w->now;
             s->steps_since_advance = 0;
         }
     }
