@@ -275,7 +275,7 @@ static int64_t mono_ns(void) {
  * sleep then counts from the real elapsed time, so it lasts at least its
  * duration, as sleeps do. */
 oxl_time_ns sched_timer_base(oxl_sched *s) {
-    oxl_time_ns now = oxl_world_now(s->world);
+    oxl_time_ns now = s->world->now;
     if (!s->opt.real_time) return now;
     oxl_time_ns real = s->virt0 + (mono_ns() - s->mono0);
     return real > now ? real : now;
@@ -331,7 +331,7 @@ bool sched_drive_world(oxl_sched *s) {
         }
     }
     /* A failure stops the run before any woken task goes on. */
-    if (!s->stopping && oxl_world_failed(w))
+    if (SIM_UNLIKELY(!s->stopping && w->failure))
         sched_stop(s, OXL_SCHED_WORLD_FAILED, sched_strf("simulation failed: %s", oxl_world_failure(w)));
     s->current = saved;
     return !s->stopping;

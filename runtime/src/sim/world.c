@@ -382,7 +382,7 @@ static void pool_release(oxl_world *w, uint32_t slot) {
  * hot callers (a task's wakeup, a node's timer) write their few fields
  * straight into the pool instead of copying a whole event built on their
  * stack, whose narrow stores a wide copy would read back slowly. */
-static sim_event *event_queue(oxl_world *w, oxl_time_ns t, uint32_t *slot_out) {
+static inline __attribute__((always_inline)) sim_event *event_queue(oxl_world *w, oxl_time_ns t, uint32_t *slot_out) {
     uint64_t seq = w->next_seq++;
     if (SIM_UNLIKELY(seq > SIM_SEQ_MASK)) {
         oxl_world_fail(w, "event limit: more than 2^40 events scheduled");
