@@ -20,6 +20,23 @@ int bench_run(char *const argv[], const char *out, const char *err, double *seco
  * executable (or the path does not fit). */
 bool bench_find_oxl(const char *given, char *oxl, size_t cap);
 
+/* The test binary of an OxL package: `oxl build --tests dir -O2 -o out`
+ * (its diagnostics to err_path). False when that fails. */
+bool bench_oxl_tests(const char *oxl, const char *dir, const char *out, const char *err_path);
+
+/* The test binary of bench/oxl_sched (source_dir is the project's), built
+ * by the oxl beside the benchmark into a fresh directory under $TMPDIR;
+ * its path into bin. False (with a line on stderr) when it cannot be had. */
+bool bench_oxl_sched_binary(const char *source_dir, char *bin, size_t cap);
+
+/* The least CPU time (user + system, from wait4) of `reps` runs of test
+ * `index` of a test binary at seed 1 (OXL_TEST_RUN, OXL_TEST_SEED;
+ * docs/test-binary.md), each a fresh process, and in *best_wall the least
+ * wall time; -1 when a run does not exit 0. CPU time is what a shared
+ * machine's load disturbs least: a process of some milliseconds is
+ * preempted in most runs when the cores are busy. */
+double bench_oxl_test_time(const char *bin, int index, int reps, double *best_wall);
+
 /* The C compiler: $CC, else cc. */
 const char *bench_cc(void);
 

@@ -1,6 +1,10 @@
 /* bench/sched_ring: a token passed around a ring of 100 tasks over channels
  * for 200 rounds (20,000 hops), against the same ring in Python's stock
- * asyncio (python3 -c, in the same invocation) as the baseline.
+ * asyncio (python3 -c, in the same invocation) as the baseline. The same
+ * ring in generated OxL code (bench/oxl_sched, a sim test built -O2 by the
+ * oxl beside the benchmark) is timed beside the C one: its runs of 50 and
+ * 5,000 rounds, each a process, and the difference of their best wall
+ * times over the difference of their hops.
  *   bench_sched_ring [rounds]   (default 200) */
 #include "bench_util.h"
 #include "oxl_sched.h"
@@ -13,6 +17,10 @@
 #include <unistd.h>
 
 extern char **environ;
+
+#ifndef OXL_SOURCE_DIR
+#define OXL_SOURCE_DIR "."
+#endif
 
 enum { TASKS = 100 };
 
@@ -143,6 +151,23 @@ static double measure(long rounds, oxl_policy policy, bool preempt, const char *
     return best * 1e9 / (double)(rounds * TASKS);
 }
 
+/* ns per hop of the OxL ring (tests 0 and 1 of bench/oxl_sched: 50 and
+ * 5,000 rounds), or a negative number when it cannot be measured. */
+static double oxl_ns_per_hop(void) {
+    char bin[4096];
+    if (!bench_oxl_sched_binary(OXL_SOURCE_DIR, bin, sizeof bin)) return -1;
+    double short_wall, long_wall;
+    double short_run = bench_oxl_test_time(bin, 0, 9, &short_wall), long_run = bench_oxl_test_time(bin, 1, 9, &long_wall);
+    if (short_run < 0 || long_run < 0) {
+        fprintf(stderr, "bench_sched_ring: a run of %s failed\n", bin);
+        return -1;
+    }
+    double hops = (double)((5000 - 50) * TASKS);
+    printf("sched_ring.oxl.wall_ns_per_hop: %.1f ns (best wall times, disturbed by the machine's load)\n",
+           (long_wall - short_wall) * 1e9 / hops);
+    return (long_run - short_run) * 1e9 / hops;
+}
+
 int main(int argc, char **argv) {
     long rounds = 200;
     if (argc > 1) {
@@ -160,6 +185,13 @@ int main(int argc, char **argv) {
     printf("sched_ring.ns_per_hop: %.1f ns (default random policy; target <= 50)\n", random_ns);
     printf("sched_ring.fifo.ns_per_hop: %.1f ns\n", fifo_ns);
     printf("sched_ring.preempt_on_wake.ns_per_hop: %.1f ns (random policy, a decision at every wakeup)\n", preempt_ns);
+    double oxl_ns = oxl_ns_per_hop();
+    if (oxl_ns > 0) {
+        printf("sched_ring.oxl.ns_per_hop: %.1f ns (the ring in generated OxL code, a sim test: CPU time of 5,000 rounds less 50; target <= 40)\n", oxl_ns);
+        printf("sched_ring.oxl_vs_c.ratio: %.2f x the C ring's time a hop\n", oxl_ns / random_ns);
+    } else {
+        printf("sched_ring.oxl.ns_per_hop: unavailable (the OxL ring could not be built or run)\n");
+    }
     double py = python_ns_per_hop(rounds);
     if (py > 0) {
         printf("sched_ring.asyncio_ns_per_hop: %.1f ns\n", py);

@@ -13,6 +13,7 @@
 #define CG_MAX_LOCALS_INIT 16
 #define CG_BLOCK_UNITS 128 /* statements and expressions in one straight-line block, about */
 #define CG_O2_MAX_INSTRUCTIONS 30000 /* in one function that -O2 optimizes (target.c) */
+#define CG_SCALAR_KINDS 4 /* Int, Bool, Duration, Instant: the members of an unboxed optional (optional.c) */
 
 typedef struct cg_local {
     const ast_node *decl; /* AST_LET, AST_VAR, AST_FOR, AST_PARAM, AST_ARM, ... */
@@ -68,6 +69,9 @@ struct cg_module {
     /* service.c: every service of the program (AST_SERVICE), its id its index */
     const ast_node **services;
     uint32_t nservices, cap_services;
+    /* optional.c: the LLVM type of each unboxed optional, made on first use */
+    LLVMTypeRef t_opt[CG_SCALAR_KINDS];
+    const sema_type *opt_member[CG_SCALAR_KINDS];
 };
 
 /* debug.c: DWARF (a subprogram per function, a location per statement and
@@ -299,6 +303,24 @@ const char *cg_type_name(const sema_type *t, char *buf, size_t size);
 /* `match` as a statement (result NULL) or an expression. */
 LLVMValueRef cg_match(cg_module *m, const ast_node *s, bool as_expr);
 bool cg_is_string_like(const sema_type *t);
+
+/* optional.c: optionals of scalars (S | None, S one of Int, Bool, Duration,
+ * Instant) are unboxed values { i64 word, i1 present }, boxed only where a
+ * value must be one word (cg_to_word, cg_llvm_to_word). */
+/* S when t is such an optional, else NULL. */
+const sema_type *cg_scalar_opt(const sema_type *t);
+/* The LLVM type of member? (member one of the four scalars). */
+LLVMTypeRef cg_opt_type(cg_module *m, const sema_type *member);
+/* The member of the unboxed optional whose LLVM type is t, or NULL. */
+const sema_type *cg_opt_member_of(const cg_module *m, LLVMTypeRef t);
+LLVMValueRef cg_opt_make(cg_module *m, LLVMTypeRef ot, LLVMValueRef word, LLVMValueRef present);
+LLVMValueRef cg_opt_word(cg_module *m, LLVMValueRef v);
+LLVMValueRef cg_opt_present(cg_module *m, LLVMValueRef v);
+/* Boxing (none: NULL) and unboxing, where a word is needed. */
+LLVMValueRef cg_opt_to_box(cg_module *m, LLVMValueRef v, const sema_type *member);
+LLVMValueRef cg_opt_from_box(cg_module *m, LLVMValueRef box, LLVMTypeRef ot);
+/* Whether v (of type t) is none. */
+LLVMValueRef cg_is_none(cg_module *m, LLVMValueRef v, const sema_type *t);
 
 /* fmt.c: the natural text form of every value (interpolation, print). */
 /* Appends v (of type t) to the builder sb; top-level Strings unquoted. */

@@ -34,6 +34,8 @@ static void *xrealloc(void *p, size_t n) {
 
 LLVMValueRef cg_llvm_to_word(cg_module *m, LLVMValueRef v) {
     LLVMTypeRef t = LLVMTypeOf(v);
+    const sema_type *member = cg_opt_member_of(m, t);
+    if (member) return LLVMBuildPtrToInt(m->b, cg_opt_to_box(m, v, member), m->t_i64, ""); /* an unboxed optional */
     if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMBuildPtrToInt(m->b, v, m->t_i64, "");
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) < 64)
         return LLVMBuildZExt(m->b, v, m->t_i64, "");
@@ -41,6 +43,7 @@ LLVMValueRef cg_llvm_to_word(cg_module *m, LLVMValueRef v) {
 }
 
 LLVMValueRef cg_llvm_from_word(cg_module *m, LLVMValueRef w, LLVMTypeRef t) {
+    if (cg_opt_member_of(m, t)) return cg_opt_from_box(m, LLVMBuildIntToPtr(m->b, w, m->t_ptr, ""), t);
     if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMBuildIntToPtr(m->b, w, t, "");
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) < 64) return LLVMBuildTrunc(m->b, w, t, "");
     return w;
@@ -114,7 +117,7 @@ LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t,
     if (!cg_boxed(m, decl)) return cg_entry_alloca(m, t, name);
     /* a fresh cell at every execution of the declaration (a var declared
      * in a loop body is a new variable in each iteration) */
-    LLVMValueRef cell = cg_alloc(m, cg_i64(m, 8));
+    LLVMValueRef cell = cg_alloc(m, cg_i64(m, cg_opt_member_of(m, t) ? 16 : 8)); /* an unboxed optional: two words */
     return LLVMBuildBitCast(m->b, cell, LLVMPointerType(t, 0), name);
 }
 
@@ -161,8 +164,8 @@ void cg_finish_body(cg_module *m) {
     LLVMTypeRef rt = LLVMGetReturnType(LLVMGetElementType(LLVMTypeOf(m->fn)));
     if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
         LLVMBuildRetVoid(m->b);
-    else if (LLVMGetTypeKind(rt) == LLVMPointerTypeKind)
-        LLVMBuildRet(m->b, LLVMConstNull(rt));
+    else if (LLVMGetTypeKind(rt) == LLVMPointerTypeKind || cg_opt_member_of(m, rt))
+        LLVMBuildRet(m->b, LLVMConstNull(rt)); /* none: NULL, or an unboxed optional's */
     else
         LLVMBuildUnreachable(m->b);
 }

@@ -324,6 +324,14 @@ void cg_debug_local(cg_module *m, const ast_node *decl, LLVMValueRef slot, bool 
     const sema_type *t = second ? second_type(decl) : decl->type;
     if (!t || t->kind == TY_ERROR) return;
     LLVMMetadataRef ty = t->kind == TY_BOOL ? g->ty_bool : word_type(m, t); /* a Bool local is an i1 */
+    const sema_type *om = cg_scalar_opt(t);
+    if (om) { /* an unboxed optional: { value, present } (optional.c) */
+        char tname[200];
+        cg_type_name(t, tname, sizeof tname);
+        LLVMMetadataRef ms[2] = {member(g, g->file0, "value", 64, 0, word_type(m, om)),
+                                 member(g, g->file0, "present", 8, 64, g->ty_bool)};
+        ty = struct_type(g, tname, 0, 128, ms, 2);
+    }
     base_span at = decl->name_span.file != BASE_NO_FILE && decl->name_span.len ? decl->name_span : decl->span;
     base_pos p = diag_position(m->d, at);
     LLVMMetadataRef f = file_md(m, at.file);

@@ -153,18 +153,19 @@ static bool needs_equality(const ast_node *x) {
            is_kind(x, TY_MAP) || is_kind(x, TY_STRUCT);
 }
 
-/* a ?? b: none is the NULL box, so a's value is tested against NULL; b is
- * evaluated only when a is none. */
+/* a ?? b: a's value is tested for none (the NULL box, or an unboxed
+ * optional without its value); b is evaluated only when a is none. */
 static LLVMValueRef coalesce(cg_module *m, const ast_node *e) {
     const sema_type *rt = e->type;
     LLVMTypeRef t = cg_type(m, rt, e->span, false);
-    if (!t) return NULL;
-    LLVMValueRef l = cg_operand(m, e->a, m->t_ptr);
+    LLVMTypeRef at = cg_type(m, e->a->type, e->a->span, false);
+    if (!t || !at) return NULL;
+    LLVMValueRef l = cg_operand(m, e->a, at);
     if (!l) return NULL;
     LLVMBasicBlockRef some = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.some");
     LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.none");
     LLVMBasicBlockRef end = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "qq.end");
-    LLVMBuildCondBr(m->b, LLVMBuildIsNull(m->b, l, ""), none, some);
+    LLVMBuildCondBr(m->b, cg_is_none(m, l, e->a->type), none, some);
     LLVMPositionBuilderAtEnd(m->b, some);
     base_span save = m->at;
     m->at = e->a->span;
@@ -288,12 +289,15 @@ static bool word_is_int(const sema_type *t) {
 LLVMValueRef cg_to_word(cg_module *m, LLVMValueRef v, const sema_type *t) {
     if (t->kind == TY_BOOL) return LLVMBuildZExt(m->b, v, m->t_i64, "");
     if (word_is_int(t)) return v;
+    if (cg_scalar_opt(t)) return LLVMBuildPtrToInt(m->b, cg_opt_to_box(m, v, cg_scalar_opt(t)), m->t_i64, "");
     return LLVMBuildPtrToInt(m->b, v, m->t_i64, ""); /* every other value is a pointer */
 }
 
 LLVMValueRef cg_from_word(cg_module *m, LLVMValueRef w, const sema_type *t) {
     if (t->kind == TY_BOOL) return LLVMBuildTrunc(m->b, w, m->t_i1, "");
     if (word_is_int(t)) return w;
+    if (cg_scalar_opt(t))
+        return cg_opt_from_box(m, LLVMBuildIntToPtr(m->b, w, m->t_ptr, ""), cg_opt_type(m, cg_scalar_opt(t)));
     return LLVMBuildIntToPtr(m->b, w, m->t_ptr, "");
 }
 

@@ -256,6 +256,20 @@ bool cg_fmt_append(cg_module *m, LLVMValueRef sb, LLVMValueRef v, const sema_typ
     case TY_BOOL: rt2(m, "oxl_sb_bool", sb, v, m->t_i1, true); return true;
     default: break;
     }
+    const sema_type *member = cg_scalar_opt(t);
+    if (member) { /* an unboxed optional: its value or none, without a box */
+        const sema_type *nm = t->items[0] == member ? t->items[1] : t->items[0];
+        LLVMBasicBlockRef some = bb(m, "some"), none = bb(m, "none"), done = bb(m, "done");
+        LLVMBuildCondBr(m->b, cg_opt_present(m, v), some, none);
+        LLVMPositionBuilderAtEnd(m->b, some);
+        append_word(m, sb, cg_opt_word(m, v), member, cg_i64(m, 0));
+        LLVMBuildBr(m->b, done);
+        LLVMPositionBuilderAtEnd(m->b, none);
+        append_word(m, sb, cg_i64(m, 0), nm, cg_i64(m, 0));
+        LLVMBuildBr(m->b, done);
+        LLVMPositionBuilderAtEnd(m->b, done);
+        return true;
+    }
     append_word(m, sb, cg_to_word(m, v, t), t, cg_i64(m, 0));
     return true;
 }

@@ -35,6 +35,8 @@ bool cg_method_args(cg_module *m, const ast_node *e, const char *const *names, c
 
 LLVMValueRef cg_optional(cg_module *m, LLVMValueRef found, LLVMValueRef word, const sema_type *t,
                          const sema_type *opt) {
+    if (cg_scalar_opt(opt) == t) /* unboxed: no branch, no box */
+        return cg_opt_make(m, cg_opt_type(m, t), LLVMBuildSelect(m->b, found, word, cg_i64(m, 0), ""), found);
     LLVMBasicBlockRef from = LLVMGetInsertBlock(m->b);
     LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "some");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "opt.done");
@@ -44,8 +46,9 @@ LLVMValueRef cg_optional(cg_module *m, LLVMValueRef found, LLVMValueRef word, co
     LLVMBasicBlockRef yes_end = LLVMGetInsertBlock(m->b);
     LLVMBuildBr(m->b, done);
     LLVMPositionBuilderAtEnd(m->b, done);
-    LLVMValueRef phi = LLVMBuildPhi(m->b, m->t_ptr, "");
-    LLVMValueRef vals[2] = {LLVMConstNull(m->t_ptr), v};
+    /* a boxed union (none NULL), or an unboxed optional element (none zero) */
+    LLVMValueRef phi = LLVMBuildPhi(m->b, LLVMTypeOf(v), "");
+    LLVMValueRef vals[2] = {LLVMConstNull(LLVMTypeOf(v)), v};
     LLVMBasicBlockRef bbs[2] = {from, yes_end};
     LLVMAddIncoming(phi, vals, bbs, 2);
     return phi;

@@ -145,6 +145,9 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     case TY_DURATION:
     case TY_INSTANT: return m->t_i64;
     case TY_BOOL: return m->t_i1;
+    case TY_UNION:
+        if (cg_scalar_opt(t)) return cg_opt_type(m, cg_scalar_opt(t)); /* unboxed: optional.c */
+        return m->t_ptr;
     /* pointers to GC memory; a union is a pointer to its box, none NULL */
     case TY_STRING:
     case TY_BYTES:
@@ -153,7 +156,6 @@ LLVMTypeRef cg_type(cg_module *m, const sema_type *t, base_span at, bool result)
     case TY_CHAN:
     case TY_TASK:
     case TY_STRUCT:
-    case TY_UNION:
     case TY_FN: return m->t_ptr;
     case TY_NONE: return result ? m->t_void : m->t_ptr;
     case TY_NEVER:

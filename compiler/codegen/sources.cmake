@@ -14,6 +14,7 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/closure.c
   ${CMAKE_CURRENT_LIST_DIR}/test.c
   ${CMAKE_CURRENT_LIST_DIR}/union.c
+  ${CMAKE_CURRENT_LIST_DIR}/optional.c
   ${CMAKE_CURRENT_LIST_DIR}/fmt.c
   ${CMAKE_CURRENT_LIST_DIR}/map.c
   ${CMAKE_CURRENT_LIST_DIR}/struct.c

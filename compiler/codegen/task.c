@@ -472,8 +472,11 @@ bool cg_select(cg_module *m, const ast_node *s) {
             LLVMValueRef idx[2] = {zero, LLVMConstInt(m->t_i32, k, 0)};
             LLVMValueRef w = LLVMBuildLoad2(m->b, m->t_i64, LLVMBuildInBoundsGEP2(m->b, arr_w, words, idx, 2, ""), "");
             LLVMValueRef ok = LLVMBuildICmp(m->b, LLVMIntEQ, LLVMBuildLoad2(m->b, m->t_i32, closed, ""), zero, "");
-            LLVMValueRef v = cg_optional(m, ok, w, ch->type->elem, ((const sema_sym *)arm->sym)->type);
-            LLVMValueRef slot = cg_local_storage(m, arm, m->t_ptr, arm->name);
+            const sema_type *vt = ((const sema_sym *)arm->sym)->type;
+            LLVMTypeRef vlt = cg_type(m, vt, arm->name_span, false);
+            if (!vlt) return false;
+            LLVMValueRef v = cg_optional(m, ok, w, ch->type->elem, vt);
+            LLVMValueRef slot = cg_local_storage(m, arm, vlt, arm->name);
             LLVMBuildStore(m->b, v, slot);
             cg_add_local(m, arm, slot);
         }

@@ -1,6 +1,6 @@
 /* union.c: unions and optionals. A union value is a pointer to an immutable
  * oxl_box { int64_t tag; oxl_word word; } made by oxl_box_new; `none` is the
- * NULL pointer. The tag is the member's sema type id; types are interned, so
+ * NULL pointer. An optional of a scalar is unboxed instead (optional.c). The tag is the member's sema type id; types are interned, so
  * widening a value keeps its box. Also `==` across unions and `match`. */
 #include "codegen/cg_internal.h"
 
@@ -119,11 +119,16 @@ static LLVMValueRef box_field(cg_module *m, LLVMValueRef box, unsigned idx) {
     return LLVMBuildLoad2(m->b, m->t_i64, p, idx ? "word" : "tag");
 }
 
-LLVMValueRef cg_box_word(cg_module *m, LLVMValueRef box) { return box_field(m, box, 1); }
+LLVMValueRef cg_box_word(cg_module *m, LLVMValueRef box) {
+    if (LLVMGetTypeKind(LLVMTypeOf(box)) == LLVMStructTypeKind) return cg_opt_word(m, box); /* unboxed */
+    return box_field(m, box, 1);
+}
 
 LLVMValueRef cg_union_tag(cg_module *m, LLVMValueRef v, const sema_type *t) {
     if (t->kind != TY_UNION) return cg_i64(m, t->id);
-    const sema_type *nm = none_member(t);
+    const sema_type *nm = none_member(t), *sm = cg_scalar_opt(t);
+    /* a word's box (a list element, say) holds a scalar optional boxed */
+    if (sm && LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMStructTypeKind) return LLVMBuildSelect(m->b, cg_opt_present(m, v), cg_i64(m, sm->id), cg_i64(m, nm->id), "tag");
     if (!nm) return box_field(m, v, 0);
     /* none is NULL: read the tag only from a box */
     LLVMBasicBlockRef from = LLVMGetInsertBlock(m->b);
@@ -184,6 +189,24 @@ static void check_tag(cg_module *m, LLVMValueRef v, const sema_type *from, const
 LLVMValueRef cg_coerce(cg_module *m, LLVMValueRef v, const sema_type *from, const sema_type *to) {
     if (!v || !from || !to || from == to) return v;
     if (from->kind == TY_ERROR || to->kind == TY_ERROR || from->kind == TY_NEVER) return v;
+    const sema_type *from_s = cg_scalar_opt(from), *to_s = cg_scalar_opt(to);
+    if (to_s) { /* into an unboxed optional */
+        LLVMTypeRef ot = cg_opt_type(m, to_s);
+        if (from->kind == TY_NONE) return LLVMConstNull(ot);
+        if (from->kind != TY_UNION) return cg_opt_make(m, ot, cg_to_word(m, v, from), LLVMConstInt(m->t_i1, 1, 0));
+        if (!ty_subset(from, to)) check_tag(m, v, from, to); /* a boxed union narrowed to S? */
+        if (from_s) return v;
+        return cg_opt_from_box(m, v, ot);
+    }
+    if (from_s) { /* out of an unboxed optional */
+        if (to->kind == TY_UNION) { /* widened (or narrowed) into a boxed union */
+            if (!ty_subset(from, to)) check_tag(m, v, from, to);
+            return cg_opt_to_box(m, v, from_s);
+        }
+        check_tag(m, v, from, to);
+        if (to->kind == TY_NONE) return LLVMConstNull(m->t_ptr);
+        return cg_from_word(m, cg_opt_word(m, v), to);
+    }
     if (to->kind == TY_UNION) {
         if (from->kind == TY_UNION) {
             if (!ty_subset(from, to)) check_tag(m, v, from, to);
@@ -227,7 +250,7 @@ static LLVMValueRef phi2(cg_module *m, LLVMValueRef a, LLVMBasicBlockRef abb, LL
 /* u (a union) == v (a value of its member type vt). */
 static LLVMValueRef member_eq(cg_module *m, LLVMValueRef u, const sema_type *ut, LLVMValueRef v,
                               const sema_type *vt) {
-    if (vt->kind == TY_NONE) return LLVMBuildIsNull(m->b, u, "");
+    if (vt->kind == TY_NONE) return cg_is_none(m, u, ut);
     LLVMValueRef same = LLVMBuildICmp(m->b, LLVMIntEQ, cg_union_tag(m, u, ut), cg_i64(m, vt->id), "");
     LLVMBasicBlockRef from = LLVMGetInsertBlock(m->b);
     LLVMBasicBlockRef cmp = LLVMAppendBasicBlockInContext(m->ctx, m->fn, "eq.value");

@@ -47,3 +47,10 @@ if(TARGET oxl)
            COMMAND sh "${PROJECT_SOURCE_DIR}/conformance/§18.4/run.sh" $<TARGET_FILE:oxl>)
   set_tests_properties(conformance_sim PROPERTIES LABELS "conformance;runner" TIMEOUT 600)
 endif()
+
+# Optionals of scalars carry no box: checked in the IR (tests/compiler/codegen_optional/run.sh).
+if(TARGET oxlcodegen)
+  add_test(NAME codegen_unboxed_optionals
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/compiler/codegen_optional/run.sh $<TARGET_FILE:oxl>)
+  set_tests_properties(codegen_unboxed_optionals PROPERTIES LABELS "codegen" TIMEOUT 120)
+endif()

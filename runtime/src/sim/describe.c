@@ -26,7 +26,7 @@ void oxl_world_describe(const oxl_world *w, const char *indent, FILE *out) {
     /* messages in flight, by arrival */
     sim_heap_item *msgs = sim_xmalloc((w->heap_len ? w->heap_len : 1) * sizeof *msgs);
     size_t n = 0;
-    for (size_t i = 0; i < w->heap_len; i++)
+    for (size_t i = w->heap_hole ? 1 : 0; i < w->heap_len; i++) /* a taken top is no longer queued */
         if (w->pool[w->heap[i].slot].type == SIM_DELIVER) msgs[n++] = w->heap[i];
     qsort(msgs, n, sizeof *msgs, cmp_item);
     for (size_t i = 0; i < n && i < DESCRIBE_MAX_MESSAGES; i++) {

@@ -191,6 +191,7 @@ struct oxl_world {
 
     sim_heap_item *heap;
     size_t heap_len, heap_cap;
+    bool heap_hole; /* heap[0] was taken and not yet filled (world.c, heap_settle) */
     sim_event *pool;
     uint32_t pool_len, pool_cap;
     uint32_t *free_slots;
@@ -254,6 +255,13 @@ void sim_cancel_event(oxl_world *w, uint64_t handle);
  * (timers of a gone incarnation) queued before it; false
  * when no such event is queued. */
 bool sim_next_event_time(oxl_world *w, oxl_time_ns *t);
+/* The scheduler's step (it drives the World, no fence to arm): runs the
+ * next event that will run if its time is at most deadline. SIM_STEP_RAN;
+ * SIM_STEP_EMPTY, no event is left; SIM_STEP_LATE, the next one is at *t,
+ * past the deadline (nothing ran). As sim_next_event_time then
+ * oxl_world_step, in one call. */
+typedef enum sim_step_result { SIM_STEP_RAN, SIM_STEP_EMPTY, SIM_STEP_LATE } sim_step_result;
+sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t);
 uint32_t sim_intern(oxl_world *w, const char *label);
 /* Boots a node just added right away instead of at its queued boot event. */
 void sim_boot_now(oxl_world *w, oxl_node_id id);
