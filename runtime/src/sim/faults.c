@@ -1,0 +1,69 @@
+/* faults.c: the World's fault log and its replay (oxl_sim.h, "the fault
+ * log and its replay").
+ *
+ * Every fault goes through sim_fault_gate at its chance. Recording appends
+ * what fired; replaying looks the chance up in a sorted list and fires it
+ * only when listed, so a shrinker can drop a fault or shorten a partition
+ * and run the same seed again. A chance is named by its kind and ordinal,
+ * not by its time or its message: those drift once the schedule changes,
+ * the count of chances much less. */
+#include "sim_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int fault_cmp(const void *a, const void *b) {
+    const oxl_fault *x = a, *y = b;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
+}
+
+static void reset(oxl_world *w, uint8_t mode) {
+    free(w->fault_log);
+    w->fault_log = NULL;
+    w->nfault_log = w->fault_log_cap = 0;
+    memset(w->fault_chances, 0, sizeof w->fault_chances);
+    w->fault_mode = mode;
+}
+
+void oxl_world_record_faults(oxl_world *w) { reset(w, SIM_FAULTS_RECORD); }
+
+size_t oxl_world_fault_log(const oxl_world *w, const oxl_fault **faults) {
+    *faults = w->fault_mode == SIM_FAULTS_RECORD ? w->fault_log : NULL;
+    return w->fault_mode == SIM_FAULTS_RECORD ? w->nfault_log : 0;
+}
+
+void oxl_world_replay_faults(oxl_world *w, const oxl_fault *faults, size_t n) {
+    reset(w, SIM_FAULTS_REPLAY);
+    w->fault_log = sim_xmalloc((n ? n : 1) * sizeof *faults);
+    if (n) memcpy(w->fault_log, faults, n * sizeof *faults);
+    w->nfault_log = w->fault_log_cap = n;
+    qsort(w->fault_log, n, sizeof *w->fault_log, fault_cmp);
+}
+
+void sim_faults_free(oxl_world *w) { reset(w, SIM_FAULTS_OFF); }
+
+bool sim_fault_chance(oxl_world *w, oxl_fault_kind k, bool would, oxl_time_ns at, oxl_dur_ns *dur,
+                      sim_fault_label_fn label_fn, const void *arg) {
+    uint64_t ordinal = w->fault_chances[k]++;
+    if (w->fault_mode == SIM_FAULTS_REPLAY) {
+        oxl_fault key = {.kind = k, .ordinal = ordinal};
+        const oxl_fault *f = bsearch(&key, w->fault_log, w->nfault_log, sizeof key, fault_cmp);
+        if (!f) return false;
+        if (dur && f->dur > 0) *dur = f->dur;
+        return true;
+    }
+    if (!would) return false;
+    if (w->nfault_log == w->fault_log_cap) {
+        w->fault_log_cap = w->fault_log_cap ? w->fault_log_cap * 2 : 16;
+        w->fault_log = sim_xrealloc(w->fault_log, w->fault_log_cap * sizeof *w->fault_log);
+    }
+    oxl_fault *f = &w->fault_log[w->nfault_log++];
+    memset(f, 0, sizeof *f);
+    f->kind = k;
+    f->ordinal = ordinal;
+    f->at = at;
+    f->dur = dur ? *dur : 0;
+    if (label_fn) label_fn(w, arg, f->label, sizeof f->label);
+    return true;
+}
