@@ -11,6 +11,7 @@
  *   tr_report.c    the text the formats share; tr_report_{human,tap,json}.c
  *                  the report formats (a tr_reporter each); tr_junit.c the
  *                  JUnit file written after the run
+ *   tr_shrink.c    --shrink and --replay: one seed's schedule made small
  *   tr_exec.c      processes and signals; tr_serve.c the fork server
  *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
@@ -211,6 +212,10 @@ typedef struct tr_opts {
     const char *color;
     bool show_commands;
     int opt_level;
+    /* tr_shrink.c */
+    bool shrink;
+    uint64_t shrink_budget; /* 0: the default */
+    const char *shrink_out, *replay;
 } tr_opts;
 
 typedef struct tr_test {
@@ -394,6 +399,15 @@ void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 void tr_print_captured(const char *label, const char *text, size_t omitted);
 /* Writes b to stdout, flushes, frees b. */
 void tr_emit(tr_buf *b);
+
+/* tr_shrink.c: --shrink, --shrink-budget, --shrink-out and --replay
+ * (docs/testing.md, "Shrinking a failure"). tr_shrink_flag takes one of
+ * its flags at argv[*i]: 1 taken, 0 not one of them, -1 a usage error
+ * (said). tr_shrink_check_opts: TR_GO_ON or a usage error (said).
+ * tr_shrink_main runs the selected test's shrink or replay. */
+int tr_shrink_flag(int argc, char **argv, int *i, tr_opts *o);
+int tr_shrink_check_opts(const tr_opts *o);
+int tr_shrink_main(tr_runner *r);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */

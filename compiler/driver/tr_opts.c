@@ -184,6 +184,8 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
                 return TR_EXIT_USAGE;
             }
             o->color = v;
+        } else if ((m = tr_shrink_flag(argc, argv, &i, o))) {
+            if (m < 0) return TR_EXIT_USAGE;
         } else if (a[0] == '-' && a[1] != '\0') {
             tr_usage("unknown option '%s' for 'oxl test'", a);
             return TR_EXIT_USAGE;
@@ -207,7 +209,7 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
         }
         o->kind = TR_KIND_SIM;
     }
-    return TR_GO_ON;
+    return tr_shrink_check_opts(o);
 }
 
 /* Bazel's sharding variables; --partition wins over them. */
