@@ -154,9 +154,10 @@ static bool field(const char **s, size_t *n, const char **f, size_t *fn) {
     const char *sp = memchr(*s, ' ', *n);
     *f = *s;
     *fn = sp ? (size_t)(sp - *s) : *n;
+    if (*fn == 0) return false; /* two spaces, or one at the start: left for the caller to refuse */
     *s += *fn + (sp ? 1 : 0);
     *n -= *fn + (sp ? 1 : 0);
-    return *fn > 0;
+    return true;
 }
 
 static bool read_fault(reader *r, const char *s, size_t n, oxl_fault *f) {
