@@ -442,9 +442,10 @@ static void show_decisions(tr_buf *b, const cand *c) {
 }
 
 static void summary(tr_buf *b, const shrink *sh, const cand *orig, const cand *best, double secs) {
-    tr_buf_printf(b, "shrunk seed %" PRIu64 " of '%s' in %" PRIu64 " runs (%.2f s)%s\n", sh->seed, sh->t->shown,
-                  sh->runs, secs,
-                  sh->exhausted ? ": the budget ran out, this is the best schedule found" : "");
+    tr_buf_printf(b, "shrunk seed %" PRIu64 " of '%s' in %" PRIu64 " runs (%.2f s)\n", sh->seed, sh->t->shown, sh->runs,
+                  secs);
+    if (sh->exhausted)
+        tr_buf_printf(b, "  the budget of %" PRIu64 " runs ran out: this is the best schedule found\n", sh->budget);
     tr_buf_puts(b, "  the failure: ");
     show_identity(b, sh->want);
     tr_buf_printf(b, "\n  decisions: %zu, %zu not FIFO -> %zu, %zu not FIFO\n", orig->ndec, not_fifo(orig), best->ndec,
@@ -454,12 +455,13 @@ static void summary(tr_buf *b, const shrink *sh, const cand *orig, const cand *b
     show_decisions(b, best);
     tr_buf_puts(b, "; faults kept: ");
     if (best->nfaults == 0) tr_buf_puts(b, "none");
+    bool lines = best->nfaults > 3; /* a long list one a line */
     for (size_t i = 0; i < best->nfaults; i++) {
         const oxl_fault *was = NULL;
         for (size_t j = 0; j < orig->nfaults; j++)
             if (orig->faults[j].kind == best->faults[i].kind && orig->faults[j].ordinal == best->faults[i].ordinal)
                 was = &orig->faults[j];
-        if (i) tr_buf_puts(b, ", ");
+        tr_buf_puts(b, lines ? "\n    " : i ? ", " : "");
         show_fault(b, &best->faults[i], was);
     }
     tr_buf_puts(b, "\n");
