@@ -426,18 +426,21 @@ static void show_fault(tr_buf *b, const oxl_fault *f, const oxl_fault *was) {
     }
 }
 
-static void show_decisions(tr_buf *b, const cand *c) {
+/* "FIFO except switches 3 (choice 1) and 9 (choice 2)"; finding: the
+ * shrinker's, which says what FIFO throughout means */
+static void show_decisions(tr_buf *b, const cand *c, bool finding) {
     size_t k = not_fifo(c), seen = 0;
     if (k == 0) {
-        tr_buf_puts(b, "FIFO throughout (the interleaving does not matter: look at the faults and the seed's "
-                       "random values)");
+        tr_buf_puts(b, finding ? "FIFO throughout (the interleaving does not matter: look at the faults and the "
+                                 "seed's random values)"
+                               : "FIFO throughout");
         return;
     }
     tr_buf_printf(b, "FIFO except switch%s ", k > 1 ? "es" : "");
     for (size_t i = 0; i < c->ndec; i++)
         if (c->dec[i]) {
             seen++;
-            tr_buf_printf(b, "%s%zu", seen == 1 ? "" : seen == k ? " and " : ", ", i);
+            tr_buf_printf(b, "%s%zu (choice %" PRIu32 ")", seen == 1 ? "" : seen == k ? " and " : ", ", i, c->dec[i]);
         }
 }
 
@@ -452,7 +455,7 @@ static void summary(tr_buf *b, const shrink *sh, const cand *orig, const cand *b
                   not_fifo(best));
     tr_buf_printf(b, "  faults: %zu -> %zu\n", orig->nfaults, best->nfaults);
     tr_buf_puts(b, "  ");
-    show_decisions(b, best);
+    show_decisions(b, best, true);
     tr_buf_puts(b, "; faults kept: ");
     if (best->nfaults == 0) tr_buf_puts(b, "none");
     bool lines = best->nfaults > 3; /* a long list one a line */
@@ -533,7 +536,12 @@ static int shrink_main(tr_runner *r, const tr_test *t) {
         status = sh.stopped ? (r->interrupted ? 130 : TR_EXIT_USAGE) : TR_EXIT_NONDETERMINISM;
         goto done;
     }
-    shrink_passes(&sh, &best);
+    /* again while a pass gains: fewer faults can free decisions, and back */
+    for (;;) {
+        size_t dec = not_fifo(&best), faults = best.nfaults, ndec = best.ndec;
+        shrink_passes(&sh, &best);
+        if (sh.exhausted || sh.stopped || (not_fifo(&best) == dec && best.nfaults == faults && best.ndec == ndec)) break;
+    }
     if (r->interrupted) {
         status = 130;
         goto done;
@@ -599,6 +607,20 @@ static int replay_main(tr_runner *r, const tr_test *t) {
                 "package, the compiler or the runtime changed since; shrink the seed again\n",
                 file, s.binary[0] ? "" : "none named", s.binary, ident);
         goto done;
+    }
+    {
+        cand held = {s.decisions, s.ndecisions, s.faults, s.nfaults};
+        tr_buf b = {0};
+        tr_buf_printf(&b, "replaying %s: seed %" PRIu64 ", %zu decisions, ", file, s.seed, s.ndecisions);
+        show_decisions(&b, &held, false);
+        tr_buf_printf(&b, "; %zu fault%s%s", s.nfaults, s.nfaults == 1 ? "" : "s", s.nfaults ? ": " : "");
+        for (size_t i = 0; i < s.nfaults && i < 8; i++) {
+            if (i) tr_buf_puts(&b, ", ");
+            show_fault(&b, &s.faults[i], NULL);
+        }
+        if (s.nfaults > 8) tr_buf_printf(&b, ", and %zu more", s.nfaults - 8);
+        tr_buf_puts(&b, "\n");
+        tr_emit(&b);
     }
     shrink sh = {.r = r, .t = t, .seed = s.seed, .budget = 1};
     paths(&sh);
