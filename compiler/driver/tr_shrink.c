@@ -88,6 +88,21 @@ int tr_shrink_check_opts(const tr_opts *o) {
     return TR_EXIT_USAGE;
 }
 
+int tr_shrink_check_env(void) {
+    static const char *const vars[] = {"OXL_SIM_SCHEDULE_IN", "OXL_SIM_SCHEDULE_OUT"};
+    for (int k = 0; k < 2; k++) {
+        const char *v = getenv(vars[k]);
+        if (v && *v) {
+            fprintf(stderr,
+                    "oxl test: %s='%s' is set: it is the test binary's own variable, which every seed would "
+                    "inherit; unset it (oxl test --replay FILE replays a schedule, --shrink records one)\n",
+                    vars[k], v);
+            return TR_EXIT_USAGE;
+        }
+    }
+    return TR_GO_ON;
+}
+
 /* ---- the failure's identity ---- */
 
 /* "site\tprefix" of the failure report in a run's stderr, malloc'd; NULL
