@@ -407,6 +407,8 @@ void tr_emit(tr_buf *b);
  * tr_shrink_main runs the selected test's shrink or replay. */
 int tr_shrink_flag(int argc, char **argv, int *i, tr_opts *o);
 int tr_shrink_check_opts(const tr_opts *o);
+/* OXL_SIM_SCHEDULE_IN/_OUT in the runner's environment: a usage error (said). */
+int tr_shrink_check_env(void);
 int tr_shrink_main(tr_runner *r);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it

@@ -246,6 +246,7 @@ static int setup_shards(tr_runner *r) {
 int tr_setup_env(tr_runner *r) {
     int s = setup_shards(r);
     if (s != TR_GO_ON) return s;
+    if ((s = tr_shrink_check_env()) != TR_GO_ON) return s;
     const char *fs = getenv("OXL_TEST_FORK_SERVER");
     if (fs && *fs && strcmp(fs, "0") != 0 && strcmp(fs, "1") != 0) {
         fprintf(stderr,
