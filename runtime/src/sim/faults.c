@@ -19,6 +19,7 @@ static int fault_cmp(const void *a, const void *b) {
 }
 
 static void reset(oxl_world *w, uint8_t mode) {
+    memset(w->fault_next, 0, sizeof w->fault_next);
     free(w->fault_log);
     w->fault_log = NULL;
     w->nfault_log = w->fault_log_cap = 0;
@@ -39,6 +40,13 @@ void oxl_world_replay_faults(oxl_world *w, const oxl_fault *faults, size_t n) {
     if (n) memcpy(w->fault_log, faults, n * sizeof *faults);
     w->nfault_log = w->fault_log_cap = n;
     qsort(w->fault_log, n, sizeof *w->fault_log, fault_cmp);
+    /* each kind's cursor at its first entry: chances come in rising
+     * ordinal order, so a lookup only ever moves its cursor forward */
+    for (int k = OXL_FAULT_NKINDS - 1; k >= 0; k--) {
+        size_t i = 0;
+        while (i < n && w->fault_log[i].kind < (oxl_fault_kind)k) i++;
+        w->fault_next[k] = i;
+    }
 }
 
 void sim_faults_free(oxl_world *w) { reset(w, SIM_FAULTS_OFF); }
@@ -47,9 +55,10 @@ bool sim_fault_chance(oxl_world *w, oxl_fault_kind k, bool would, oxl_time_ns at
                       sim_fault_label_fn label_fn, const void *arg) {
     uint64_t ordinal = w->fault_chances[k]++;
     if (w->fault_mode == SIM_FAULTS_REPLAY) {
-        oxl_fault key = {.kind = k, .ordinal = ordinal};
-        const oxl_fault *f = bsearch(&key, w->fault_log, w->nfault_log, sizeof key, fault_cmp);
-        if (!f) return false;
+        size_t *i = &w->fault_next[k];
+        while (*i < w->nfault_log && w->fault_log[*i].kind == k && w->fault_log[*i].ordinal < ordinal) ++*i;
+        if (*i >= w->nfault_log || w->fault_log[*i].kind != k || w->fault_log[*i].ordinal != ordinal) return false;
+        const oxl_fault *f = &w->fault_log[(*i)++];
         if (dur && f->dur > 0) *dur = f->dur;
         return true;
     }

@@ -238,6 +238,7 @@ struct oxl_world {
     uint64_t fault_chances[OXL_FAULT_NKINDS];
     oxl_fault *fault_log; /* RECORD: what fired; REPLAY: the list, sorted by kind and ordinal */
     size_t nfault_log, fault_log_cap;
+    size_t fault_next[OXL_FAULT_NKINDS]; /* REPLAY: each kind's next listed chance, ordinals rising */
 };
 
 /* faults.c */
