@@ -149,7 +149,11 @@ static char *failure_identity(const char *err) {
 static void show_identity(tr_buf *b, const char *id) {
     const char *tab = strchr(id, '\t');
     tr_buf_add(b, id, tab ? (size_t)(tab - id) : strlen(id));
-    if (tab) tr_buf_printf(b, ": %s", tab + 1);
+    if (!tab) return;
+    size_t n = strlen(tab + 1);
+    while (n && tab[n] == ' ') n--; /* a prefix cut before a number ends in a space */
+    tr_buf_puts(b, ": ");
+    tr_buf_add(b, tab + 1, n);
 }
 
 /* ---- the binary's identity ---- */
