@@ -233,10 +233,10 @@ static bool write_schedule(const char *path, const tr_test *t, uint64_t seed, co
 }
 
 /* Runs the test binary once: with c as its schedule (NULL: the seed as it
- * is, recorded into sh->rec). Returns the failure's identity (malloc'd)
- * or NULL when the run passed or did not fail by a report; false when no
- * run was made (interrupted, cannot start). */
-static bool run_once(shrink *sh, const cand *c, char **identity) {
+ * is), recorded into sh->rec when record. Returns the failure's identity
+ * (malloc'd) or NULL when the run passed or did not fail by a report;
+ * false when no run was made (interrupted, cannot start). */
+static bool run_once(shrink *sh, const cand *c, bool record, char **identity) {
     *identity = NULL;
     if (c && !write_schedule(sh->in, sh->t, sh->seed, c, NULL, NULL)) {
         fprintf(stderr, "oxl test: cannot write '%s': %s\n", sh->in, strerror(errno));
@@ -248,7 +248,7 @@ static bool run_once(shrink *sh, const cand *c, char **identity) {
     snprintf(seed, sizeof seed, "OXL_TEST_SEED=%" PRIu64, sh->seed);
     snprintf(in, sizeof in, "OXL_SIM_SCHEDULE_IN=%s", sh->in);
     snprintf(rec, sizeof rec, "OXL_SIM_SCHEDULE_OUT=%s", sh->rec);
-    const char *env[] = {run, seed, "OXL_SIM_REPORT=1", c ? in : "OXL_SIM_SCHEDULE_IN", c ? "OXL_SIM_SCHEDULE_OUT" : rec,
+    const char *env[] = {run, seed, "OXL_SIM_REPORT=1", c ? in : "OXL_SIM_SCHEDULE_IN", record ? rec : "OXL_SIM_SCHEDULE_OUT",
                          "OXL_DATA_DIR", NULL};
     tr_proc p;
     if (!tr_proc_start(&p, sh->r->bin, NULL, env, sh->out, sh->err, sh->r->o.timeout)) {
@@ -281,7 +281,7 @@ static bool same_failure(shrink *sh, const cand *c) {
         return false;
     }
     char *id;
-    if (!run_once(sh, c, &id)) return false;
+    if (!run_once(sh, c, false, &id)) return false;
     bool same = id && strcmp(id, sh->want) == 0;
     free(id);
     return same;
@@ -510,6 +510,25 @@ static void paths(shrink *sh) {
     tr_pathf(sh->err, sizeof sh->err, "%s/shrink.err", sh->r->tmp);
 }
 
+/* The schedule the test binary wrote into sh->rec, as a candidate. */
+static bool read_recorded(shrink *sh, cand *c) {
+    size_t len;
+    char *text = tr_read_all(sh->rec, OXL_SCHEDULE_MAX_BYTES, &len), why[512];
+    oxl_schedule rec;
+    if (!text || !oxl_schedule_parse(text, len, &rec, why, sizeof why)) {
+        fprintf(stderr, "oxl test: the test binary did not record the seed's schedule%s%s\n", text ? ": " : "",
+                text ? why : "");
+        free(text);
+        return false;
+    }
+    free(text);
+    *c = (cand){rec.decisions, rec.ndecisions, rec.faults, rec.nfaults};
+    rec.decisions = NULL;
+    rec.faults = NULL;
+    oxl_schedule_free(&rec);
+    return true;
+}
+
 static int shrink_main(tr_runner *r, const tr_test *t) {
     double t0 = tr_now();
     shrink sh = {.r = r, .t = t, .seed = r->o.seed, .budget = r->o.shrink_budget ? r->o.shrink_budget
@@ -521,7 +540,7 @@ static int shrink_main(tr_runner *r, const tr_test *t) {
         return TR_EXIT_USAGE;
     }
     /* the seed as it is, recorded */
-    if (!run_once(&sh, NULL, &sh.want)) return r->interrupted ? 130 : TR_EXIT_USAGE;
+    if (!run_once(&sh, NULL, true, &sh.want)) return r->interrupted ? 130 : TR_EXIT_USAGE;
     if (!sh.want) {
         char *e = tr_read_tail(sh.err, TR_SHOW_BYTES, &(size_t){0});
         fprintf(stderr, "oxl test: seed %" PRIu64 " of '%s' does not fail with a report (a passing seed, a crash or a "
@@ -530,21 +549,11 @@ static int shrink_main(tr_runner *r, const tr_test *t) {
         free(e);
         return TR_EXIT_FAILED;
     }
-    size_t len;
-    char *text = tr_read_all(sh.rec, OXL_SCHEDULE_MAX_BYTES, &len), why[512];
-    oxl_schedule rec;
-    if (!text || !oxl_schedule_parse(text, len, &rec, why, sizeof why)) {
-        fprintf(stderr, "oxl test: the test binary did not record the seed's schedule%s%s\n", text ? ": " : "",
-                text ? why : "");
-        free(text);
+    cand orig;
+    if (!read_recorded(&sh, &orig)) {
         free(sh.want);
         return TR_EXIT_USAGE;
     }
-    free(text);
-    cand orig = {rec.decisions, rec.ndecisions, rec.faults, rec.nfaults};
-    rec.decisions = NULL;
-    rec.faults = NULL;
-    oxl_schedule_free(&rec);
     cand best = cand_copy(&orig);
     int status = TR_EXIT_FAILED;
     /* the recording must replay to the same failure, or no edit of it means anything */
@@ -565,6 +574,22 @@ static int shrink_main(tr_runner *r, const tr_test *t) {
         status = 130;
         goto done;
     }
+    /* once more, recorded, for the faults as this schedule sees them: their
+     * times and labels (the recording's drift once decisions change), and
+     * only those that had their chance; not counted in the budget */
+    char *id = NULL;
+    cand seen;
+    uint64_t runs = sh.runs;
+    bool again = run_once(&sh, &best, true, &id);
+    sh.runs = runs;
+    if (again && id && strcmp(id, sh.want) == 0 && read_recorded(&sh, &seen)) {
+        free(best.faults);
+        best.faults = seen.faults;
+        best.nfaults = seen.nfaults;
+        seen.faults = NULL;
+        cand_free(&seen);
+    }
+    free(id);
     char file[TR_PATH];
     if (r->o.shrink_out) snprintf(file, sizeof file, "%s", r->o.shrink_out);
     else snprintf(file, sizeof file, "oxl-schedule-seed%" PRIu64 ".txt", sh.seed);

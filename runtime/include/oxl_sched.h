@@ -90,7 +90,8 @@ typedef struct oxl_sched_result {
     uint64_t steps;           /* scheduling steps (PCT's k counts these) */
     uint32_t *schedule;       /* the decisions, when recorded (malloc'd) */
     size_t schedule_len;
-    oxl_fault *faults;        /* the faults that fired, when recorded (malloc'd) */
+    oxl_fault *faults;        /* record_faults: the faults that fired (of a replay: the listed
+                                 ones that had their chance), malloc'd */
     size_t nfaults;
     uint64_t foreign_wakeups; /* calls refused because they came from another thread */
     oxl_time_ns end_time;     /* virtual time at the end */

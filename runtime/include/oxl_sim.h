@@ -234,7 +234,9 @@ const char *oxl_fault_kind_name(oxl_fault_kind k);
 /* The kind of a name, or OXL_FAULT_NKINDS. */
 oxl_fault_kind oxl_fault_kind_of(const char *name);
 void oxl_world_record_faults(oxl_world *w);
-/* The faults fired so far while recording, in the order they fired. */
+/* The faults fired so far, in the order they fired: while recording every
+ * one, while replaying the listed ones that had their chance (with this
+ * run's times and labels). */
 size_t oxl_world_fault_log(const oxl_world *w, const oxl_fault **faults);
 /* From now on exactly these faults fire (copied); n may be 0: none fires. */
 void oxl_world_replay_faults(oxl_world *w, const oxl_fault *faults, size_t n);

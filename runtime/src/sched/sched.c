@@ -984,7 +984,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     r.schedule = s->schedule;
     r.schedule_len = s->schedule_len;
     s->schedule = NULL;
-    if (s->opt.record_faults && !s->opt.replay_faults) {
+    if (s->opt.record_faults) {
         const oxl_fault *log;
         r.nfaults = oxl_world_fault_log(s->world, &log);
         r.faults = sim_xmalloc((r.nfaults ? r.nfaults : 1) * sizeof *r.faults);

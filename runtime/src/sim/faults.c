@@ -20,6 +20,9 @@ static int fault_cmp(const void *a, const void *b) {
 
 static void reset(oxl_world *w, uint8_t mode) {
     memset(w->fault_next, 0, sizeof w->fault_next);
+    free(w->fault_fired);
+    w->fault_fired = NULL;
+    w->nfault_fired = w->fault_fired_cap = 0;
     free(w->fault_log);
     w->fault_log = NULL;
     w->nfault_log = w->fault_log_cap = 0;
@@ -30,8 +33,28 @@ static void reset(oxl_world *w, uint8_t mode) {
 void oxl_world_record_faults(oxl_world *w) { reset(w, SIM_FAULTS_RECORD); }
 
 size_t oxl_world_fault_log(const oxl_world *w, const oxl_fault **faults) {
+    if (w->fault_mode == SIM_FAULTS_REPLAY) {
+        *faults = w->fault_fired;
+        return w->nfault_fired;
+    }
     *faults = w->fault_mode == SIM_FAULTS_RECORD ? w->fault_log : NULL;
     return w->fault_mode == SIM_FAULTS_RECORD ? w->nfault_log : 0;
+}
+
+/* Appends a fault that fired to a log. */
+static void log_fault(oxl_fault **log, size_t *n, size_t *cap, oxl_world *w, oxl_fault_kind k, uint64_t ordinal,
+                      oxl_time_ns at, oxl_dur_ns dur, sim_fault_label_fn label_fn, const void *arg) {
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *log = sim_xrealloc(*log, *cap * sizeof **log);
+    }
+    oxl_fault *f = &(*log)[(*n)++];
+    memset(f, 0, sizeof *f);
+    f->kind = k;
+    f->ordinal = ordinal;
+    f->at = at;
+    f->dur = dur;
+    if (label_fn) label_fn(w, arg, f->label, sizeof f->label);
 }
 
 void oxl_world_replay_faults(oxl_world *w, const oxl_fault *faults, size_t n) {
@@ -60,19 +83,11 @@ bool sim_fault_chance(oxl_world *w, oxl_fault_kind k, bool would, oxl_time_ns at
         if (*i >= w->nfault_log || w->fault_log[*i].kind != k || w->fault_log[*i].ordinal != ordinal) return false;
         const oxl_fault *f = &w->fault_log[(*i)++];
         if (dur && f->dur > 0) *dur = f->dur;
+        log_fault(&w->fault_fired, &w->nfault_fired, &w->fault_fired_cap, w, k, ordinal, at, dur ? *dur : 0,
+                  label_fn, arg);
         return true;
     }
     if (!would) return false;
-    if (w->nfault_log == w->fault_log_cap) {
-        w->fault_log_cap = w->fault_log_cap ? w->fault_log_cap * 2 : 16;
-        w->fault_log = sim_xrealloc(w->fault_log, w->fault_log_cap * sizeof *w->fault_log);
-    }
-    oxl_fault *f = &w->fault_log[w->nfault_log++];
-    memset(f, 0, sizeof *f);
-    f->kind = k;
-    f->ordinal = ordinal;
-    f->at = at;
-    f->dur = dur ? *dur : 0;
-    if (label_fn) label_fn(w, arg, f->label, sizeof f->label);
+    log_fault(&w->fault_log, &w->nfault_log, &w->fault_log_cap, w, k, ordinal, at, dur ? *dur : 0, label_fn, arg);
     return true;
 }

@@ -239,6 +239,8 @@ struct oxl_world {
     oxl_fault *fault_log; /* RECORD: what fired; REPLAY: the list, sorted by kind and ordinal */
     size_t nfault_log, fault_log_cap;
     size_t fault_next[OXL_FAULT_NKINDS]; /* REPLAY: each kind's next listed chance, ordinals rising */
+    oxl_fault *fault_fired;               /* REPLAY: the listed ones that fired, as this run saw them */
+    size_t nfault_fired, fault_fired_cap;
 };
 
 /* faults.c */

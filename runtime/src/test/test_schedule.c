@@ -112,9 +112,9 @@ int test_schedule_end(test_schedule *ts, const oxl_test_case *tc, uint64_t seed,
         s.seed = seed;
         s.decisions = r->schedule;
         s.ndecisions = r->schedule_len;
-        /* a replay's faults are the file's; a recording's what fired */
-        s.faults = ts->have_in ? ts->in.faults : r->faults;
-        s.nfaults = ts->have_in ? ts->in.nfaults : r->nfaults;
+        /* what fired (of a replay: the listed faults that had their chance) */
+        s.faults = r->faults;
+        s.nfaults = r->nfaults;
         size_t len = 0;
         char *text = s.test ? oxl_schedule_format(&s, &len) : NULL;
         free(s.test);
