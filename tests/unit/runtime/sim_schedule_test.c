@@ -128,6 +128,9 @@ static void test_partitions_and_kills(void) {
     tap_ok(!oxl_net_is_blocked(w, a, b), "for the listed duration");
     oxl_world_run_for(w, 2 * OXL_SEC);
     tap_ok(oxl_world_is_up(w, b), "an unlisted kill does not fire");
+    n = oxl_world_fault_log(w, &log);
+    tap_ok(n == 1 && log[0].kind == OXL_FAULT_PARTITION && log[0].dur == OXL_MS && !strcmp(log[0].label, "api|storage"),
+           "a replay's log is the listed faults that fired, with the duration they had");
     oxl_world_free(w);
 }
 
