@@ -204,7 +204,8 @@ int oxl_world_set_disk_fail_rate(oxl_world *w, oxl_node_id n, double write_p, do
  * block, a kill, a restart or a crash at each call that asks for one; a
  * random drop, duplicate or reorder at each draw of its dice (one per
  * message while the probability is above 0). The k-th chance of a kind is
- * its ordinal. A World that records keeps every fault that fired; a World
+ * its ordinal; a disk's write and sync dice and what a crash keeps of its
+ * unsynced writes are chances too. A World that records keeps every fault that fired; a World
  * that replays a list fires exactly the listed ones (kind and ordinal),
  * whatever the call or the dice said, with the listed duration for a
  * partition, a block or a crash, and draws its dice all the same so the
@@ -219,6 +220,10 @@ typedef enum oxl_fault_kind {
     OXL_FAULT_DROP,          /* the drop dice said yes */
     OXL_FAULT_DUPLICATE,     /* the duplicate dice said yes */
     OXL_FAULT_REORDER,       /* the reorder dice said yes */
+    OXL_FAULT_WRITE_FAIL,    /* a disk write failed (its dice) */
+    OXL_FAULT_SYNC_FAIL,     /* a disk sync failed (its dice) */
+    OXL_FAULT_LOST_WRITES,   /* a crash lost unsynced writes (how many: the disk's draw; not
+                                firing, the crash keeps them all) */
     OXL_FAULT_NKINDS
 } oxl_fault_kind;
 #define OXL_FAULT_LABEL_MAX 96 /* longer labels are cut */

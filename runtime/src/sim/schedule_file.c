@@ -26,7 +26,8 @@
 static const char *const kind_names[OXL_FAULT_NKINDS] = {
     [OXL_FAULT_PARTITION] = "partition", [OXL_FAULT_BLOCK] = "block",         [OXL_FAULT_KILL] = "kill",
     [OXL_FAULT_RESTART] = "restart",     [OXL_FAULT_CRASH] = "crash",         [OXL_FAULT_DROP] = "drop",
-    [OXL_FAULT_DUPLICATE] = "duplicate", [OXL_FAULT_REORDER] = "reorder",
+    [OXL_FAULT_DUPLICATE] = "duplicate", [OXL_FAULT_REORDER] = "reorder",       [OXL_FAULT_WRITE_FAIL] = "write-fail",
+    [OXL_FAULT_SYNC_FAIL] = "sync-fail", [OXL_FAULT_LOST_WRITES] = "lost-writes",
 };
 
 const char *oxl_fault_kind_name(oxl_fault_kind k) {

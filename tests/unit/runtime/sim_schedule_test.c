@@ -134,6 +134,65 @@ static void test_partitions_and_kills(void) {
     oxl_world_free(w);
 }
 
+/* A node's disk: 40 writes with write and sync failures at 30% each, then
+ * 5 unsynced writes and a crash; returns how many writes failed and sets
+ * *kept to the keys the crash kept of the 5. */
+static int disk_run(int mode, const oxl_fault *list, size_t n, int *kept, oxl_fault **log_out, size_t *nlog) {
+    int recv = 0, failed = 0;
+    oxl_world_options o = oxl_world_options_default(21);
+    oxl_world *w = oxl_world_new(&o);
+    oxl_world_add_node(w, "db", c_new, &recv);
+    oxl_world_run(w);
+    if (mode == 1) oxl_world_record_faults(w);
+    if (mode == 2) oxl_world_replay_faults(w, list, n);
+    oxl_world_set_disk_fail_rate(w, 0, 0.3, 0.3);
+    oxl_disk *d = oxl_world_disk(w, 0);
+    char key[16];
+    for (int i = 0; i < 40; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        failed += oxl_disk_put(d, key, "v", 1) == OXL_DISK_EIO;
+        failed += oxl_disk_sync(d) == OXL_DISK_EIO;
+    }
+    oxl_world_set_disk_fail_rate(w, 0, 0, 0);
+    while (oxl_disk_sync(d) != OXL_DISK_OK) {
+    }
+    size_t before = oxl_disk_key_count(d);
+    for (int i = 0; i < 5; i++) {
+        snprintf(key, sizeof key, "u%d", i);
+        oxl_disk_put(d, key, "v", 1);
+    }
+    oxl_world_kill(w, 0);
+    *kept = (int)(oxl_disk_key_count(oxl_world_disk(w, 0)) - before);
+    if (log_out) {
+        const oxl_fault *log;
+        *nlog = oxl_world_fault_log(w, &log);
+        *log_out = malloc((*nlog ? *nlog : 1) * sizeof **log_out);
+        memcpy(*log_out, log, *nlog * sizeof **log_out);
+    }
+    oxl_world_free(w);
+    return failed;
+}
+
+static void test_disk_faults(void) {
+    int kept = 0, kept_none = 0, kept_again = 0;
+    oxl_fault *log;
+    size_t n;
+    int failed = disk_run(1, NULL, 0, &kept, &log, &n);
+    size_t io = 0, lost = 0;
+    for (size_t i = 0; i < n; i++) {
+        io += log[i].kind == OXL_FAULT_WRITE_FAIL || log[i].kind == OXL_FAULT_SYNC_FAIL;
+        lost += log[i].kind == OXL_FAULT_LOST_WRITES;
+    }
+    tap_ok(failed > 5 && (size_t)failed == io, "every failed write and sync is a fault of the log (%d)", failed);
+    tap_ok(lost == 1 && kept < 5, "a crash that lost unsynced writes is one (it kept %d of 5)", kept);
+    tap_ok(n > 0 && !strcmp(log[0].label, "db"), "labelled with the node");
+    int again = disk_run(2, log, n, &kept_again, NULL, NULL);
+    tap_ok(again == failed && kept_again == kept, "replayed, the same failures and the same loss");
+    int none = disk_run(2, NULL, 0, &kept_none, NULL, NULL);
+    tap_ok(none == 0 && kept_none == 5, "with none listed no write fails and the crash keeps every write");
+    free(log);
+}
+
 /* ---- a scheduler run: tasks racing, a node killed ---- */
 static int order[16], norder;
 
@@ -276,6 +335,7 @@ static void test_file(void) {
 int main(void) {
     test_message_faults();
     test_partitions_and_kills();
+    test_disk_faults();
     test_sched_record_replay();
     test_file();
     return tap_done();
