@@ -7,7 +7,9 @@
 # 2. The same sweep over examples/<example>_planted_bug must find the
 #    planted bug, print the failing seed and its reproduce command.
 # 3. The printed reproduce command must fail again with the same seed.
-# Exits 0 when all three happen as described, 1 otherwise.
+# 4. That command with --shrink must shrink the seed to a schedule file,
+#    whose printed replay command must fail the same way.
+# Exits 0 when all four happen as described, 1 otherwise.
 oxl=$1
 ex=$2
 case $ex in
@@ -69,5 +71,25 @@ if [ "$status" -ne 1 ] || ! grep -q "^seed $seed failed (1 of 1 seeds run)" "$tm
     echo "run_pair: the reproduce command did not fail seed $seed again (exit status $status)" >&2
     exit 1
 fi
+
 echo
-echo "main job: the fixed $ex passed $swept seeds; its planted bug was caught at seed $seed and reproduced"
+echo "== shrink: oxl test $repro --shrink"
+(eval "exec \"\$oxl\" test $repro --shrink --shrink-out \"\$tmp/shrunk.schedule\"") >"$tmp/shrunk" 2>&1
+status=$?
+cat "$tmp/shrunk"
+replay=$(grep -m1 '^replay: oxl test ' "$tmp/shrunk" | sed 's/^replay: oxl test //')
+if [ "$status" -ne 1 ] || [ -z "$replay" ] || [ ! -s "$tmp/shrunk.schedule" ]; then
+    echo "run_pair: --shrink did not shrink seed $seed to a schedule file (exit status $status)" >&2
+    exit 1
+fi
+echo
+echo "== replay: oxl test $replay"
+(eval "exec \"\$oxl\" test $replay") >"$tmp/replayed" 2>&1
+status=$?
+grep -v '^  #' "$tmp/replayed"
+if [ "$status" -ne 1 ] || ! grep -q '^replay: the same failure as when it was shrunk' "$tmp/replayed"; then
+    echo "run_pair: the shrunk schedule did not replay to the same failure (exit status $status)" >&2
+    exit 1
+fi
+echo
+echo "main job: the fixed $ex passed $swept seeds; its planted bug was caught at seed $seed, reproduced, and shrunk to a schedule that fails the same way"

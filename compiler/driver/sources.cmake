@@ -37,6 +37,8 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_shrink.c
+  ${PROJECT_SOURCE_DIR}/runtime/src/sim/schedule_file.c
   CACHE INTERNAL "")
 target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE
@@ -67,4 +69,6 @@ if(OXL_HAVE_SEMA AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/codegen/sources.cmake)
   add_dependencies(oxl oxlrt)
   # oxl test (docs/testing.md), with build.c's test binary builder
   target_sources(oxl PRIVATE ${OXL_TEST_RUNNER_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_build.c)
+  # the schedule file's reader (runtime/src/sim/schedule_file.c) is compiled in too
+  target_include_directories(oxl PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
 endif()

@@ -13,6 +13,7 @@
  *                  JUnit file written after the run
  *   tr_explain.c   what explains a failing seed: what everyone was doing,
  *                  the trace diff against the last passing seed
+ *   tr_shrink.c    --shrink and --replay: one seed's schedule made small
  *   tr_exec.c      processes and signals; tr_serve.c the fork server
  *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
@@ -227,6 +228,10 @@ typedef struct tr_opts {
     int policy; /* TR_POLICY_* */
     uint64_t pct_depth;
     bool has_policy, has_pct_depth;
+    /* tr_shrink.c */
+    bool shrink;
+    uint64_t shrink_budget; /* 0: the default */
+    const char *shrink_out, *replay;
 } tr_opts;
 
 enum { TR_POLICY_RANDOM, TR_POLICY_FIFO, TR_POLICY_PCT };
@@ -443,6 +448,16 @@ void tr_explain_free(tr_outcome *oc);
  * or as JSON (null without one). */
 void tr_diff_text(const tr_outcome *oc, tr_buf *b);
 void tr_diff_json(const tr_outcome *oc, tr_buf *b);
+/* tr_shrink.c: --shrink, --shrink-budget, --shrink-out and --replay
+ * (docs/testing.md, "Shrinking a failure"). tr_shrink_flag takes one of
+ * its flags at argv[*i]: 1 taken, 0 not one of them, -1 a usage error
+ * (said). tr_shrink_check_opts: TR_GO_ON or a usage error (said).
+ * tr_shrink_main runs the selected test's shrink or replay. */
+int tr_shrink_flag(int argc, char **argv, int *i, tr_opts *o);
+int tr_shrink_check_opts(const tr_opts *o);
+/* OXL_SIM_SCHEDULE_IN/_OUT in the runner's environment: a usage error (said). */
+int tr_shrink_check_env(void);
+int tr_shrink_main(tr_runner *r);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */

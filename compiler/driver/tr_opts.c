@@ -213,6 +213,8 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
                 return TR_EXIT_USAGE;
             }
             o->color = v;
+        } else if ((m = tr_shrink_flag(argc, argv, &i, o))) {
+            if (m < 0) return TR_EXIT_USAGE;
         } else if (a[0] == '-' && a[1] != '\0') {
             tr_usage("unknown option '%s' for 'oxl test'", a);
             return TR_EXIT_USAGE;
@@ -236,7 +238,7 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
         }
         o->kind = TR_KIND_SIM;
     }
-    return TR_GO_ON;
+    return tr_shrink_check_opts(o);
 }
 
 /* Bazel's sharding variables; --partition wins over them. */
@@ -315,6 +317,7 @@ int tr_setup_env(tr_runner *r) {
     if (s != TR_GO_ON) return s;
     s = setup_shards(r);
     if (s != TR_GO_ON) return s;
+    if ((s = tr_shrink_check_env()) != TR_GO_ON) return s;
     const char *fs = getenv("OXL_TEST_FORK_SERVER");
     if (fs && *fs && strcmp(fs, "0") != 0 && strcmp(fs, "1") != 0) {
         fprintf(stderr,

@@ -18,6 +18,9 @@
 #                     status and print the same `seed N failed` line
 #   run_stdout        optional: `oxl run .` of the package (its fn main) must
 #                     exit with status 0 and print exactly this
+#   replay_output     optional: the printed `replay: oxl test ...` command
+#                     (of --shrink) is run as well, must exit with status 1
+#                     and print these lines in order
 # The case is copied to a scratch directory and run from there as `.`, so
 # the failing-seed file it may leave never touches the source tree.
 oxl=$1
@@ -40,6 +43,7 @@ for dir in "$@"; do
     count=$((count + 1))
     [ -f "$dir/reproduce" ] && count=$((count + 1))
     [ -f "$dir/run_stdout" ] && count=$((count + 1))
+    [ -f "$dir/replay_output" ] && count=$((count + 1))
 done
 echo "1..$count"
 i=0
@@ -118,6 +122,23 @@ for dir in "$@"; do
             not_ok "$name oxl run" "oxl run .: stdout differs from run_stdout" "$(head -c 2000 "$tmp/run_out")"
         else
             ok "$name oxl run"
+        fi
+    fi
+
+    if [ -f "$dir/replay_output" ]; then
+        rline=$(grep -m1 '^replay: oxl test ' "$tmp/out" | sed 's/^replay: oxl test //')
+        if [ -z "$rline" ]; then
+            not_ok "$name replays" "no 'replay: oxl test ...' line"
+        else
+            (cd "$work" && eval "exec \"\$oxl\" test $rline") >"$tmp/out3" 2>&1
+            rstatus=$?
+            if [ "$rstatus" != 1 ]; then
+                not_ok "$name replays" "oxl test $rline: exit status $rstatus, expected 1" "$(head -c 2000 "$tmp/out3")"
+            elif ! missing=$(in_order "$tmp/out3" "$dir/replay_output"); then
+                not_ok "$name replays" "oxl test $rline: missing (in order): $missing" "$(head -c 2000 "$tmp/out3")"
+            else
+                ok "$name replays"
+            fi
         fi
     fi
 

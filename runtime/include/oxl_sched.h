@@ -48,6 +48,10 @@ typedef struct oxl_sched_options {
     const uint32_t *script;      /* SCRIPTED: the choices; an out-of-range choice clamps, */
     size_t script_len;           /*   past the end the policy is FIFO */
     bool record_schedule;        /* keep every decision in the result */
+    bool record_faults;          /* keep every fault that fires in the result (oxl_sim.h, the fault log) */
+    bool replay_faults;          /* fire exactly the faults listed here, none else: */
+    const oxl_fault *faults;     /*   (copied at the start of the run) */
+    size_t nfaults;
     bool preempt_on_wake;        /* also decide at a spawn and at a wakeup whether the new or
                                     woken task runs before its waker (default off: the waker
                                     goes on until it suspends, as in asyncio) */
@@ -87,6 +91,9 @@ typedef struct oxl_sched_result {
     uint64_t steps;           /* scheduling steps (PCT's k counts these) */
     uint32_t *schedule;       /* the decisions, when recorded (malloc'd) */
     size_t schedule_len;
+    oxl_fault *faults;        /* record_faults: the faults that fired (of a replay: the listed
+                                 ones that had their chance), malloc'd */
+    size_t nfaults;
     uint64_t foreign_wakeups; /* calls refused because they came from another thread */
     oxl_time_ns end_time;     /* virtual time at the end */
     char *report;             /* malloc'd failure report (NULL when finished) */

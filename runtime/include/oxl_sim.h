@@ -199,6 +199,53 @@ int oxl_world_restart_after(oxl_world *w, oxl_node_id n, oxl_dur_ns d);
 int oxl_world_set_clock_skew(oxl_world *w, oxl_node_id n, oxl_dur_ns skew);
 int oxl_world_set_disk_fail_rate(oxl_world *w, oxl_node_id n, double write_p, double sync_p);
 
+/* ---- the fault log and its replay (docs/scheduler.md, "Schedules") -------------------
+ * Every fault has a chance to fire at a point of the run: a partition, a
+ * block, a kill, a restart or a crash at each call that asks for one; a
+ * random drop, duplicate or reorder at each draw of its dice (one per
+ * message while the probability is above 0). The k-th chance of a kind is
+ * its ordinal; a disk's write and sync dice and what a crash keeps of its
+ * unsynced writes are chances too. A World that records keeps every fault that fired; a World
+ * that replays a list fires exactly the listed ones (kind and ordinal),
+ * whatever the call or the dice said, with the listed duration for a
+ * partition, a block or a crash, and draws its dice all the same so the
+ * other random streams stay where they were. Neither costs more than a
+ * branch at each chance when off. */
+typedef enum oxl_fault_kind {
+    OXL_FAULT_PARTITION = 0, /* net.partition, oxl_net_isolate: both ways, for dur (0 = until heal) */
+    OXL_FAULT_BLOCK,         /* one way, for dur (0 = until heal) */
+    OXL_FAULT_KILL,          /* a node killed (now or at a scheduled time) */
+    OXL_FAULT_RESTART,       /* a node restarted */
+    OXL_FAULT_CRASH,         /* oxl_world_crash_for: down for dur */
+    OXL_FAULT_DROP,          /* the drop dice said yes */
+    OXL_FAULT_DUPLICATE,     /* the duplicate dice said yes */
+    OXL_FAULT_REORDER,       /* the reorder dice said yes */
+    OXL_FAULT_WRITE_FAIL,    /* a disk write failed (its dice) */
+    OXL_FAULT_SYNC_FAIL,     /* a disk sync failed (its dice) */
+    OXL_FAULT_LOST_WRITES,   /* a crash lost unsynced writes (how many: the disk's draw; not
+                                firing, the crash keeps them all) */
+    OXL_FAULT_NKINDS
+} oxl_fault_kind;
+#define OXL_FAULT_LABEL_MAX 96 /* longer labels are cut */
+typedef struct oxl_fault {
+    oxl_fault_kind kind;
+    uint64_t ordinal;               /* its chance among the kind's, from 0 */
+    oxl_time_ns at;                 /* when it takes effect (a kill after 1s: then) */
+    oxl_dur_ns dur;                 /* partition, block, crash; 0 otherwise */
+    char label[OXL_FAULT_LABEL_MAX]; /* "api|storage", "saga-0", "n0>n1" */
+} oxl_fault;
+/* "partition", "block", ...; NULL for a bad kind. */
+const char *oxl_fault_kind_name(oxl_fault_kind k);
+/* The kind of a name, or OXL_FAULT_NKINDS. */
+oxl_fault_kind oxl_fault_kind_of(const char *name);
+void oxl_world_record_faults(oxl_world *w);
+/* The faults fired so far, in the order they fired: while recording every
+ * one, while replaying the listed ones that had their chance (with this
+ * run's times and labels). */
+size_t oxl_world_fault_log(const oxl_world *w, const oxl_fault **faults);
+/* From now on exactly these faults fire (copied); n may be 0: none fires. */
+void oxl_world_replay_faults(oxl_world *w, const oxl_fault *faults, size_t n);
+
 /* ---- disk -------------------------------------------------------------------------- */
 /* A per-node key/value store. Writes (put, append, del) are visible to
  * reads at once but durable only after a successful sync; a crash keeps a

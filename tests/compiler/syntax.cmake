@@ -37,6 +37,12 @@ add_executable(fuzz_wire_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_wire.c ${P
 target_link_libraries(fuzz_wire_replay PRIVATE oxlrt)
 add_test(NAME fuzz_wire_smoke COMMAND fuzz_wire_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/wire_corpus)
 set_tests_properties(fuzz_wire_smoke PROPERTIES LABELS "fuzz-smoke;rpc" TIMEOUT 120)
+# The schedule file's reader, the same two ways (tests/fuzz/fuzz_schedule.c).
+add_executable(fuzz_schedule_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_schedule.c
+               ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_replay.c)
+target_link_libraries(fuzz_schedule_replay PRIVATE oxlrt)
+add_test(NAME fuzz_schedule_smoke COMMAND fuzz_schedule_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/schedule_corpus)
+set_tests_properties(fuzz_schedule_smoke PROPERTIES LABELS "fuzz-smoke;sim" TIMEOUT 120)
 
 # The real fuzzer: cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DOXL_FUZZ=ON
 # (oxlfront is then instrumented too: compiler/driver/sources.cmake).
@@ -52,4 +58,9 @@ if(OXL_FUZZ)
   target_link_libraries(fuzz_wire PRIVATE oxlrt)
   target_compile_options(fuzz_wire PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_options(fuzz_wire PRIVATE -fsanitize=fuzzer,address,undefined)
+  add_executable(fuzz_schedule ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_schedule.c
+                 ${PROJECT_SOURCE_DIR}/runtime/src/sim/schedule_file.c)
+  target_include_directories(fuzz_schedule PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
+  target_compile_options(fuzz_schedule PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_options(fuzz_schedule PRIVATE -fsanitize=fuzzer,address,undefined)
 endif()

@@ -970,6 +970,8 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
         s->world = oxl_world_new(&wo);
         s->own_world = true;
     }
+    if (s->opt.replay_faults) oxl_world_replay_faults(s->world, s->opt.faults, s->opt.nfaults);
+    else if (s->opt.record_faults) oxl_world_record_faults(s->world);
     oxl_rng_seed(&s->select_rng, s->opt.seed, "select");
     oxl_rng_seed(&s->user_rng, s->opt.seed, "user");
     sched_policy_init(s);
@@ -1021,6 +1023,12 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     r.schedule = s->schedule;
     r.schedule_len = s->schedule_len;
     s->schedule = NULL;
+    if (s->opt.record_faults) {
+        const oxl_fault *log;
+        r.nfaults = oxl_world_fault_log(s->world, &log);
+        r.faults = sim_xmalloc((r.nfaults ? r.nfaults : 1) * sizeof *r.faults);
+        if (r.nfaults) memcpy(r.faults, log, r.nfaults * sizeof *r.faults);
+    }
     r.end_time = oxl_world_now(s->world);
     r.report = s->report;
     s->report = NULL;
@@ -1047,6 +1055,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
 void oxl_sched_result_free(oxl_sched_result *r) {
     free(r->tail);
     free(r->schedule);
+    free(r->faults);
     free(r->report);
     memset(r, 0, sizeof *r);
 }

@@ -207,6 +207,15 @@ void sim_disk_destroy(oxl_disk *d) {
     sorted_drop(d);
 }
 
+static void disk_label(oxl_world *w, const void *arg, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s", w->nodes[((const oxl_disk *)arg)->node].name);
+}
+
+/* A disk fault's chance in the World's fault log (faults.c). */
+static bool disk_fault(oxl_disk *d, oxl_fault_kind k, bool would) {
+    return sim_fault_gate(d->world, k, would, d->world->now, NULL, disk_label, d);
+}
+
 static void disk_trace(oxl_disk *d, const char *what, uint64_t arg) {
     oxl_world *w = d->world;
     sim_trace_record(w, OXL_EV_DISK, d->node, OXL_NO_NODE, w->next_seq, arg, sim_label_intern(&w->labels, what));
@@ -215,6 +224,8 @@ static void disk_trace(oxl_disk *d, const char *what, uint64_t arg) {
 void sim_disk_crash(oxl_disk *d) {
     if (d->npending == 0) return;
     size_t keep = (size_t)oxl_rng_below(&d->rng, (uint64_t)d->npending + 1);
+    if (!disk_fault(d, OXL_FAULT_LOST_WRITES, keep < d->npending)) keep = d->npending;
+    else if (keep == d->npending) keep = d->npending - 1; /* a replay that lists it loses one at least */
     for (size_t i = d->npending; i-- > keep;) {
         const sim_disk_undo *u = &d->pending[i];
         const char *key = (const char *)bytes_data(&u->key);
@@ -237,7 +248,7 @@ static int disk_write(oxl_disk *d, sim_disk_op_type type, const char *key, const
     const sim_kv_entry *found = kv_find(&d->current, hash, key, klen);
     if (type == SIM_DISK_APPEND && found && found->val.len + len > OXL_DISK_MAX_VALUE) return OXL_DISK_ELIMIT;
     if (!found && type != SIM_DISK_DEL && d->current.count >= OXL_DISK_MAX_ENTRIES) return OXL_DISK_ELIMIT;
-    if (d->write_fail_p > 0.0 && oxl_rng_chance(&d->rng, d->write_fail_p)) {
+    if (d->write_fail_p > 0.0 && disk_fault(d, OXL_FAULT_WRITE_FAIL, oxl_rng_chance(&d->rng, d->write_fail_p))) {
         disk_trace(d, "write-failed", 0);
         return OXL_DISK_EIO;
     }
@@ -285,7 +296,7 @@ int oxl_disk_get(oxl_disk *d, const char *key, const void **val, size_t *len) {
 
 int oxl_disk_sync(oxl_disk *d) {
     if (!d) return OXL_DISK_EDEAD;
-    if (d->sync_fail_p > 0.0 && oxl_rng_chance(&d->rng, d->sync_fail_p)) {
+    if (d->sync_fail_p > 0.0 && disk_fault(d, OXL_FAULT_SYNC_FAIL, oxl_rng_chance(&d->rng, d->sync_fail_p))) {
         disk_trace(d, "sync-failed", d->npending);
         return OXL_DISK_EIO;
     }

@@ -11,6 +11,7 @@
 #include "sim_internal.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,12 +63,24 @@ static void net_schedule_copy(oxl_world *w, oxl_node_id from, oxl_node_id to, co
     sim_schedule(w, at, &ev);
 }
 
+/* A message fault's label: "from>to". */
+typedef struct link_ends {
+    oxl_node_id from, to;
+} link_ends;
+static void link_label(oxl_world *w, const void *arg, char *buf, size_t cap) {
+    const link_ends *e = arg;
+    snprintf(buf, cap, "%s>%s", w->nodes[e->from].name, w->nodes[e->to].name);
+}
+
 static oxl_time_ns net_arrival(oxl_world *w, oxl_node_id from, oxl_node_id to) {
     oxl_time_ns lat = w->lat_min;
     if (w->lat_max > w->lat_min) lat = oxl_rng_range(&w->net_rng, w->lat_min, w->lat_max);
     oxl_time_ns at = w->now + lat;
     sim_link *l = link_at(w, from, to);
-    if (w->reorder_p > 0.0 && oxl_rng_chance(&w->net_rng, w->reorder_p)) return at; /* may overtake */
+    if (w->reorder_p > 0.0 &&
+        sim_fault_gate(w, OXL_FAULT_REORDER, oxl_rng_chance(&w->net_rng, w->reorder_p), at, NULL, link_label,
+                       &(link_ends){from, to}))
+        return at; /* may overtake */
     if (at <= l->last_delivery) at = l->last_delivery + 1;
     l->last_delivery = at;
     return at;
@@ -93,12 +106,14 @@ bool sim_net_send(oxl_world *w, oxl_node_id from, oxl_node_id to, const void *da
         if (traced) sim_trace_record(w, OXL_EV_DROP, from, to, seq, DROP_CUT, 0);
         return true; /* the sender cannot tell */
     }
-    if (w->drop_p > 0.0 && oxl_rng_chance(&w->net_rng, w->drop_p)) {
+    if (w->drop_p > 0.0 && sim_fault_gate(w, OXL_FAULT_DROP, oxl_rng_chance(&w->net_rng, w->drop_p), w->now, NULL,
+                                          link_label, &(link_ends){from, to})) {
         if (traced) sim_trace_record(w, OXL_EV_DROP, from, to, seq, DROP_RANDOM, 0);
         return true;
     }
     net_schedule_copy(w, from, to, data, len, net_arrival(w, from, to));
-    if (w->dup_p > 0.0 && oxl_rng_chance(&w->net_rng, w->dup_p)) {
+    if (w->dup_p > 0.0 && sim_fault_gate(w, OXL_FAULT_DUPLICATE, oxl_rng_chance(&w->net_rng, w->dup_p), w->now,
+                                         NULL, link_label, &(link_ends){from, to})) {
         if (traced) sim_trace_record(w, OXL_EV_DUPLICATE, from, to, w->next_seq, len, 0);
         net_schedule_copy(w, from, to, data, len, net_arrival(w, from, to));
     }
@@ -200,10 +215,38 @@ static uint32_t partition_label(oxl_world *w, const sim_partition *p) {
     return id;
 }
 
-/* Records a cut between a and b (one way: a -> b only), traced, and its
- * timed end when for_d > 0. Arguments were validated. */
+typedef struct cut_sides {
+    const oxl_node_id *a, *b;
+    size_t na, nb;
+    bool one_way;
+} cut_sides;
+static void cut_label(oxl_world *w, const void *arg, char *buf, size_t cap) {
+    const cut_sides *c = arg;
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < c->na && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", w->nodes[c->a[i]].name);
+    if (len < cap) len += (size_t)snprintf(buf + len, cap - len, c->one_way ? ">" : "|");
+    for (size_t i = 0; i < c->nb && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", w->nodes[c->b[i]].name);
+}
+
+static void partition_add_now(oxl_world *w, const oxl_node_id *a, size_t na, const oxl_node_id *b, size_t nb,
+                              oxl_dur_ns for_d, bool one_way);
+
+/* A partition or timed block, at its chance of the fault log. */
 static void partition_add(oxl_world *w, const oxl_node_id *a, size_t na, const oxl_node_id *b, size_t nb,
                           oxl_dur_ns for_d, bool one_way) {
+    if (!sim_fault_gate(w, one_way ? OXL_FAULT_BLOCK : OXL_FAULT_PARTITION, true, w->now, &for_d, cut_label,
+                        &(cut_sides){a, b, na, nb, one_way}))
+        return;
+    partition_add_now(w, a, na, b, nb, for_d, one_way);
+}
+
+/* Records a cut between a and b (one way: a -> b only), traced, and its
+ * timed end when for_d > 0. Arguments were validated. */
+static void partition_add_now(oxl_world *w, const oxl_node_id *a, size_t na, const oxl_node_id *b, size_t nb,
+                              oxl_dur_ns for_d, bool one_way) {
     if (w->npartitions == w->partitions_cap) {
         w->partitions_cap = w->partitions_cap ? w->partitions_cap * 2 : 8;
         w->partitions = sim_xrealloc(w->partitions, w->partitions_cap * sizeof *w->partitions);
@@ -266,6 +309,13 @@ int oxl_net_block(oxl_world *w, oxl_node_id from, oxl_node_id to) {
     if (!sim_valid_node(w, from) || !sim_valid_node(w, to))
         return sim_misuse(w, "oxl_net_block", "unknown node %d", (int)(sim_valid_node(w, from) ? to : from));
     if (from == to) return sim_misuse(w, "oxl_net_block", "node '%s' cannot block itself", w->nodes[from].name);
+    oxl_dur_ns forever = 0;
+    if (!sim_fault_gate(w, OXL_FAULT_BLOCK, true, w->now, &forever, cut_label, &(cut_sides){&from, &to, 1, 1, true}))
+        return OXL_OK;
+    if (forever > 0) { /* a replay shortened it: a timed block */
+        partition_add_now(w, &from, 1, &to, 1, forever, true);
+        return OXL_OK;
+    }
     link_at(w, from, to)->blocks++;
     sim_trace_record(w, OXL_EV_BLOCK, from, to, w->next_seq, 0, 0);
     return OXL_OK;

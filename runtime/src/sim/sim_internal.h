@@ -232,7 +232,33 @@ struct oxl_world {
     size_t nstrings, strings_cap;
 
     bool sched_driven; /* stepped by a scheduler run, which arms the fence itself */
+
+    /* faults.c: the fault log and its replay; fault_mode is the one
+     * branch a chance costs when neither is on */
+    uint8_t fault_mode; /* SIM_FAULTS_OFF, _RECORD, _REPLAY */
+    uint64_t fault_chances[OXL_FAULT_NKINDS];
+    oxl_fault *fault_log; /* RECORD: what fired; REPLAY: the list, sorted by kind and ordinal */
+    size_t nfault_log, fault_log_cap;
+    size_t fault_next[OXL_FAULT_NKINDS]; /* REPLAY: each kind's next listed chance, ordinals rising */
+    oxl_fault *fault_fired;               /* REPLAY: the listed ones that fired, as this run saw them */
+    size_t nfault_fired, fault_fired_cap;
 };
+
+/* faults.c */
+enum { SIM_FAULTS_OFF = 0, SIM_FAULTS_RECORD, SIM_FAULTS_REPLAY };
+/* A chance of a fault of kind k: returns whether it fires, given what the
+ * call or the dice said (would); *dur (may be NULL) gets a replayed
+ * duration; label_fn fills the label of a recorded one. Call only when
+ * w->fault_mode is on. */
+typedef void (*sim_fault_label_fn)(oxl_world *w, const void *arg, char *buf, size_t cap);
+bool sim_fault_chance(oxl_world *w, oxl_fault_kind k, bool would, oxl_time_ns at, oxl_dur_ns *dur,
+                      sim_fault_label_fn label_fn, const void *arg);
+void sim_faults_free(oxl_world *w);
+static inline bool sim_fault_gate(oxl_world *w, oxl_fault_kind k, bool would, oxl_time_ns at, oxl_dur_ns *dur,
+                                  sim_fault_label_fn label_fn, const void *arg) {
+    if (SIM_LIKELY(!w->fault_mode)) return would;
+    return sim_fault_chance(w, k, would, at, dur, label_fn, arg);
+}
 
 /* world.c */
 void sim_oom(void) __attribute__((noreturn));

@@ -10,6 +10,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +174,7 @@ void oxl_world_free(oxl_world *w) {
     sim_destroy_doomed(w);
     free(w->doomed);
     sim_net_free(w);
+    sim_faults_free(w);
     free(w->nodes);
     free(w->heap);
     free(w->pool);
@@ -573,16 +575,27 @@ static void node_crash(oxl_world *w, oxl_node_id id, uint64_t seq) {
     sim_disk_crash(n->disk);
 }
 
+static void node_label(oxl_world *w, const void *arg, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s", w->nodes[*(const oxl_node_id *)arg].name);
+}
+
+/* A node fault's chance in the fault log (faults.c). */
+static bool node_fault(oxl_world *w, oxl_fault_kind k, oxl_node_id id, oxl_time_ns at, oxl_dur_ns *dur) {
+    return sim_fault_gate(w, k, true, at, dur, node_label, &id);
+}
+
 int oxl_world_kill(oxl_world *w, oxl_node_id id) {
     if (!sim_valid_node(w, id)) return sim_misuse(w, "oxl_world_kill", "unknown node %d", (int)id);
     if (!w->nodes[id].up)
         return sim_misuse(w, "oxl_world_kill", "node '%s' is already down", w->nodes[id].name);
+    if (!node_fault(w, OXL_FAULT_KILL, id, w->now, NULL)) return OXL_OK;
     node_crash(w, id, w->next_seq);
     return OXL_OK;
 }
 
 int oxl_world_restart(oxl_world *w, oxl_node_id id) {
     if (!sim_valid_node(w, id)) return sim_misuse(w, "oxl_world_restart", "unknown node %d", (int)id);
+    if (!node_fault(w, OXL_FAULT_RESTART, id, w->now, NULL)) return OXL_OK;
     if (w->nodes[id].up) node_crash(w, id, w->next_seq);
     w->nodes[id].incarnation++;
     node_boot(w, id, OXL_EV_RESTART, w->next_seq);
@@ -603,15 +616,18 @@ int oxl_world_crash_for(oxl_world *w, oxl_node_id id, oxl_dur_ns d) {
     if (d < 0) return sim_misuse(w, "oxl_world_crash_for", "negative duration %" PRId64 "ns", d);
     if (!w->nodes[id].up)
         return sim_misuse(w, "oxl_world_crash_for", "node '%s' is already down", w->nodes[id].name);
+    if (!node_fault(w, OXL_FAULT_CRASH, id, w->now, &d)) return OXL_OK;
     node_crash(w, id, w->next_seq);
     return schedule_node_fault(w, "oxl_world_crash_for", SIM_RESTART, id, d);
 }
 
 int oxl_world_kill_after(oxl_world *w, oxl_node_id id, oxl_dur_ns d) {
+    if (sim_valid_node(w, id) && d >= 0 && !node_fault(w, OXL_FAULT_KILL, id, w->now + d, NULL)) return OXL_OK;
     return schedule_node_fault(w, "oxl_world_kill_after", SIM_KILL, id, d);
 }
 
 int oxl_world_restart_after(oxl_world *w, oxl_node_id id, oxl_dur_ns d) {
+    if (sim_valid_node(w, id) && d >= 0 && !node_fault(w, OXL_FAULT_RESTART, id, w->now + d, NULL)) return OXL_OK;
     return schedule_node_fault(w, "oxl_world_restart_after", SIM_RESTART, id, d);
 }
 

@@ -7,6 +7,7 @@
 #include "oxl_rt.h"
 #include "oxl_sched.h"
 #include "oxl_test.h"
+#include "test_schedule.h"
 #include "test_serve.h"
 #include "test_trace_dump.h"
 #include "fence/fence.h"
@@ -186,6 +187,8 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
         return 2;
     }
     if (debug && strcmp(debug, "1") == 0) opt.nodes_debug = stderr;
+    test_schedule sched_file;
+    if (test_schedule_begin(&sched_file, tc, seed, &opt) != 0) return 2; /* OXL_SIM_SCHEDULE_IN/_OUT, said why */
     sim_session ss = {tc, getenv("OXL_DATA_DIR")};
     oxl_world *own = NULL;
     if (dump.path) {
@@ -205,6 +208,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     int status = oxl_sched_exit_status(&r, stderr);
     if (!test_dump_write(&dump, seed, policy, r.trace_hash, r.trace_events) && status == 0) status = 2;
     test_dump_free(&dump);
+    if (test_schedule_end(&sched_file, tc, seed, &r) != 0 && status == 0) status = 2;
     if (report) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%" PRIu64 "\n", seed, r.trace_hash,
                 r.switches);
