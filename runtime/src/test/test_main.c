@@ -168,13 +168,19 @@ static bool policy_from_env(oxl_sched_options *opt, const char **name) {
     return true;
 }
 
+/* The trace dump and the world made for it: static, so that what they
+ * hold stays reachable while the run is on task stacks (a C extern that
+ * calls exit() there is no leak). */
+static test_dump run_dump;
+static oxl_world *run_world;
+
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
     const char *policy;
     if (!policy_from_env(&opt, &policy)) return 2;
-    test_dump dump;
-    if (!test_dump_from_env(&dump)) return 2;
+    test_dump *dump = &run_dump;
+    if (!test_dump_from_env(dump)) return 2;
     opt.tail_events = TEST_TAIL_EVENTS;
     opt.stack_size = 1024 * 1024; /* as in a real-time run: the same recursion fits */
     if (tc->nnodes > TEST_MAX_NODES) {
@@ -191,12 +197,13 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     if (test_schedule_begin(&sched_file, tc, seed, &opt) != 0) return 2; /* OXL_SIM_SCHEDULE_IN/_OUT, said why */
     sim_session ss = {tc, getenv("OXL_DATA_DIR")};
     oxl_world *own = NULL;
-    if (dump.path) {
+    if (dump->path) {
         /* the world the scheduler would make, made here to watch it */
         oxl_world_options wo = oxl_world_options_default(seed);
         wo.trace_messages = opt.trace_messages;
         own = oxl_world_new(&wo);
-        test_dump_attach(&dump, own);
+        test_dump_attach(dump, own);
+        run_world = own;
         opt.world = own;
     }
     oxl_sched_result r = oxl_sched_run(sim_root, &ss, &opt);
@@ -204,10 +211,11 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     if (own) {
         oxl_world_set_trace_hook(own, NULL, NULL);
         oxl_world_free(own);
+        run_world = NULL;
     }
     int status = oxl_sched_exit_status(&r, stderr);
-    if (!test_dump_write(&dump, seed, policy, r.trace_hash, r.trace_events) && status == 0) status = 2;
-    test_dump_free(&dump);
+    if (!test_dump_write(dump, seed, policy, r.trace_hash, r.trace_events) && status == 0) status = 2;
+    test_dump_free(dump);
     if (test_schedule_end(&sched_file, tc, seed, &r) != 0 && status == 0) status = 2;
     if (report) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%" PRIu64 "\n", seed, r.trace_hash,
