@@ -211,6 +211,10 @@ typedef struct tr_opts {
     const char *color;
     bool show_commands;
     int opt_level;
+    bool gdb; /* --gdb: the one selected test (and seed) under gdb (tr_gdb.c) */
+    char **gdb_args; /* after "--" with --gdb: gdb's own arguments */
+    int gdb_nargs;
+    bool has_dashdash;
 } tr_opts;
 
 typedef struct tr_test {
@@ -357,6 +361,9 @@ void tr_sim_gen(tr_runner *r, const tr_test *t, tr_gen *g);
 bool tr_gen_next(const tr_runner *r, tr_gen *g, tr_item *it);
 /* How many processes g gives, without taking them. */
 uint64_t tr_gen_count(const tr_runner *r, const tr_gen *g);
+
+/* tr_gdb.c: --gdb: the one selected test under gdb; its exit status. */
+int tr_run_gdb(tr_runner *r);
 
 /* tr_plan.c: runs the selected tests and reports them: the exit status. */
 int tr_run_plan(tr_runner *r);

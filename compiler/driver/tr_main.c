@@ -159,6 +159,7 @@ static int run(tr_runner *r) {
         return TR_EXIT_NO_TESTS;
     }
     if (r->o.list) return list_tests(r);
+    if (r->o.gdb) return tr_run_gdb(r);
     tr_load_failures(r);
     s = tr_run_plan(r);
     if (!r->sharded) tr_save_failures(r);

@@ -2,6 +2,7 @@
  * settings it takes from the environment: Bazel's sharding variables,
  * OXL_TEST_FORK_SERVER, OXL_SIM_TIME_LIMIT and the run's temporary
  * directory. */
+#include "cli.h"
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -12,7 +13,7 @@
 void tr_usage(const char *fmt, const char *arg) {
     fputs("oxl test: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs(" (see 'oxl help')\n", stderr);
+    fputs(" (see 'oxl help test')\n", stderr);
 }
 
 bool tr_parse_u64(const char *s, uint64_t *v) {
@@ -80,10 +81,21 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
         const char *a = argv[i], *v = NULL;
         int m;
 #define VALUE(lng, shrt) take_value(argc, argv, &i, lng, shrt, &v)
+        /* every option is a row of cli.c's table: the help lists it */
+        if (cli_is_help(a)) {
+            cli_print_help(stdout, cli_find_cmd("test"));
+            return TR_EXIT_PASS;
+        }
+        if (a[0] == '-' && a[1] != '\0' && strcmp(a, "--") != 0 && !cli_match("test", a)) {
+            tr_usage("unknown option '%s' for 'oxl test'", a);
+            return TR_EXIT_USAGE;
+        }
         if (strcmp(a, "--no-fail-fast") == 0) {
             o->no_fail_fast = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
+        } else if (strcmp(a, "--gdb") == 0) {
+            o->gdb = true;
         } else if (strcmp(a, "-###") == 0) {
             o->show_commands = true;
         } else if (strcmp(a, "-O2") == 0) {
@@ -91,8 +103,10 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
         } else if (strcmp(a, "-O0") == 0) {
             o->opt_level = 0;
         } else if (strcmp(a, "--") == 0) {
-            tr_usage("%s", "'oxl test' passes no arguments to the test binary; '--' is not an option");
-            return TR_EXIT_USAGE;
+            o->gdb_args = argv + i + 1; /* gdb's, with --gdb (checked below) */
+            o->gdb_nargs = argc - i - 1;
+            o->has_dashdash = true;
+            break;
         } else if ((m = VALUE("--kind", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
             if (strcmp(v, "unit") == 0) o->kind = TR_KIND_UNIT;
@@ -194,6 +208,11 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
             o->pkg = a;
         }
 #undef VALUE
+    }
+    if (o->has_dashdash && !o->gdb) {
+        tr_usage("%s", "'oxl test' passes no arguments to the test binary; '--' is not an option (only --gdb takes "
+                       "gdb's arguments after it)");
+        return TR_EXIT_USAGE;
     }
     if (!o->pkg) o->pkg = ".";
     if (o->has_seed && o->has_seeds) {
