@@ -43,7 +43,7 @@ check "from the cache: no link command" sh -c "! grep -qF '\"cc\"' '$tmp/err'"
 
 t "$pkg" --kind sim --exact 'passes every seed' --format tap
 check "a passing sim test: status 0" test "$st" -eq 0
-check "TAP 14 with a subtest" sh -c "head -n 3 '$tmp/out' | tr '\n' '|' | grep -qF 'TAP version 14|1..1|# Subtest: passes every seed|'"
+check "TAP 13 with a subtest" sh -c "head -n 3 '$tmp/out' | tr '\n' '|' | grep -qF 'TAP version 13|1..1|# Subtest: passes every seed|'"
 check "thirty seeds in it" has "    1..30" "$tmp/out"
 
 echo "// touched" >>"$pkg/sub/more.oxl"
