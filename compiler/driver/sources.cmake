@@ -54,6 +54,7 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_gdb.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_locate.c
   CACHE INTERNAL "")
 # cli.c is the oxl executable's already
 set(OXL_TEST_RUNNER_TEST_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli.c CACHE INTERNAL "")

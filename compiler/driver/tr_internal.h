@@ -403,6 +403,20 @@ void tr_print_captured(const char *label, const char *text, size_t omitted);
 /* Writes b to stdout, flushes, frees b. */
 void tr_emit(tr_buf *b);
 
+/* tr_locate.c: where a test and its failure are, for CI servers. */
+typedef struct tr_place {
+    char file[TR_PATH]; /* relative to the current directory (absolute when outside it) */
+    int line, column;   /* 0: not known */
+    bool from_report;   /* the failing process's report named it (else it is the test's) */
+} tr_place;
+/* The package's name: its directory's last component. */
+const char *tr_package_name(const tr_runner *r, char *buf, size_t cap);
+void tr_test_place(const tr_runner *r, const tr_test *t, tr_place *pl);
+/* A failure's message (its report's first line: "assertion failed: ...",
+ * "deadlock: ...", or "seed 3 crashed: SIGSEGV" without a report) into
+ * message, and its place: the report's "  at FILE:LINE", else the test's. */
+void tr_failure_place(const tr_runner *r, const tr_outcome *oc, tr_buf *message, tr_place *pl);
+
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */
 bool tr_write_junit(tr_runner *r, const char *path);
