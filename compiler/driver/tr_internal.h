@@ -180,7 +180,7 @@ const char *tr_signal_name(int sig, char *buf, size_t cap);
 enum { TR_GO_ON = -1 };
 
 enum { TR_KIND_ALL, TR_KIND_UNIT, TR_KIND_SIM };
-enum { TR_FMT_HUMAN, TR_FMT_TAP, TR_FMT_JSON };
+enum { TR_FMT_HUMAN, TR_FMT_TAP, TR_FMT_JSON, TR_FMT_GITHUB };
 
 /* What a process came to: one list for the enum and the names the
  * reports print (JSON result, JUnit failure type). */
@@ -287,6 +287,7 @@ typedef struct tr_reporter {
     bool seed_traces; /* shows a passing seed's trace hash */
 } tr_reporter;
 extern const tr_reporter tr_human, tr_tap, tr_json;
+extern const tr_reporter tr_github; /* tr_report_github.c: human plus ::error annotations */
 
 struct tr_runner {
     tr_opts o;
@@ -416,6 +417,10 @@ void tr_test_place(const tr_runner *r, const tr_test *t, tr_place *pl);
  * "deadlock: ...", or "seed 3 crashed: SIGSEGV" without a report) into
  * message, and its place: the report's "  at FILE:LINE", else the test's. */
 void tr_failure_place(const tr_runner *r, const tr_outcome *oc, tr_buf *message, tr_place *pl);
+
+/* tr_report_github.c: a failure as a GitHub workflow command
+ * (::error file=...,line=...::message, escaped), ending in a newline. */
+void tr_github_annotation(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */

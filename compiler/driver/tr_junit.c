@@ -9,7 +9,23 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* An attribute's value: as text, with newlines, tabs and CRs as character
+ * references (a parser turns literal ones into spaces). */
+static void xml_attr(tr_buf *b, const char *s) {
+    while (*s) {
+        size_t n = strcspn(s, "\n\t\r");
+        char *part = tr_xmalloc(n + 1);
+        memcpy(part, s, n);
+        part[n] = '\0';
+        tr_xml_text(b, part);
+        free(part);
+        s += n;
+        if (*s) tr_buf_printf(b, "&#%d;", *s++);
+    }
+}
 
 bool tr_write_junit(tr_runner *r, const char *path) {
     tr_buf b = {0};
@@ -66,10 +82,15 @@ bool tr_write_junit(tr_runner *r, const char *path) {
             tr_place fp;
             tr_failure_place(r, oc, &msg, &fp);
             tr_buf_puts(&b, "      <failure message=\"");
-            tr_xml_text(&b, msg.s);
+            xml_attr(&b, msg.s);
             tr_buf_free(&msg);
             tr_buf_printf(&b, "\" type=\"%s\">", tr_result_names[oc->fail.res]);
             tr_xml_text(&b, f.s);
+            if (fp.from_report) {
+                tr_buf_puts(&b, "\nat ");
+                tr_xml_text(&b, fp.file);
+                tr_buf_printf(&b, ":%d", fp.line);
+            }
             if (oc->nondet || oc->uncompared) {
                 tr_buf n = {0};
                 if (oc->nondet) tr_nondet_text(r, oc, &n);

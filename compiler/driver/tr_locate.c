@@ -110,25 +110,27 @@ void tr_failure_place(const tr_runner *r, const tr_outcome *oc, tr_buf *message,
         return;
     }
     if (strncmp(h, "panic: ", 7) == 0) h += 7;
-    size_t n = strcspn(h, "\n");
-    tr_buf_add(message, h, n);
-    if (!message->s) tr_buf_puts(message, "");
-    /* the place: an "  at FILE:LINE" line among the next few */
-    const char *s = h + n;
-    for (int k = 0; k < 4 && *s == '\n'; k++) {
+    /* the message runs to the "  at FILE:LINE" line (a message may have
+     * newlines of its own); without one within a few lines, its first line */
+    size_t first = strcspn(h, "\n");
+    const char *s = h + first, *at = NULL;
+    for (int k = 0; k < 8 && *s == '\n'; k++) {
         s++;
-        size_t len = strcspn(s, "\n");
         if (strncmp(s, "  at ", 5) == 0) {
-            const char *f = s + 5;
-            size_t flen = strcspn(f, ": \n");
-            if (f[flen] == ':' && f[flen + 1] >= '1' && f[flen + 1] <= '9' && f[0] != '(' && f[0] != '?') {
-                cwd_path(r, f, flen, pl->file, sizeof pl->file);
-                pl->line = atoi(f + flen + 1);
-                pl->column = 0;
-                pl->from_report = true;
-            }
-            return;
+            at = s;
+            break;
         }
-        s += len;
+        s += strcspn(s, "\n");
+    }
+    tr_buf_add(message, h, at ? (size_t)(at - 1 - h) : first);
+    if (!message->s) tr_buf_puts(message, "");
+    if (!at) return;
+    const char *f = at + 5;
+    size_t flen = strcspn(f, ": \n");
+    if (f[flen] == ':' && f[flen + 1] >= '1' && f[flen + 1] <= '9' && f[0] != '(' && f[0] != '?') {
+        cwd_path(r, f, flen, pl->file, sizeof pl->file);
+        pl->line = atoi(f + flen + 1);
+        pl->column = 0;
+        pl->from_report = true;
     }
 }

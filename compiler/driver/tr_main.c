@@ -180,6 +180,10 @@ int tr_main(int argc, char **argv, const tr_hooks *hooks) {
         r.color = r.tty && !(getenv("NO_COLOR") && *getenv("NO_COLOR")) && !(term && strcmp(term, "dumb") == 0);
     if (r.o.format != TR_FMT_HUMAN) r.color = false;
     r.rep = r.o.format == TR_FMT_TAP ? &tr_tap : r.o.format == TR_FMT_JSON ? &tr_json : &tr_human;
+    /* on GitHub's runners the human report gets the annotations too */
+    const char *gha = getenv("GITHUB_ACTIONS");
+    if (r.o.format == TR_FMT_GITHUB || (r.o.format == TR_FMT_HUMAN && gha && strcmp(gha, "true") == 0))
+        r.rep = &tr_github;
     s = run(&r);
     tr_server_stop(r.srv);
     tr_signals_restore();

@@ -162,8 +162,9 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
             if (strcmp(v, "human") == 0) o->format = TR_FMT_HUMAN;
             else if (strcmp(v, "tap") == 0) o->format = TR_FMT_TAP;
             else if (strcmp(v, "json") == 0) o->format = TR_FMT_JSON;
+            else if (strcmp(v, "github") == 0) o->format = TR_FMT_GITHUB;
             else {
-                tr_usage("--format takes human, tap or json, not '%s'", v);
+                tr_usage("--format takes human, tap, json or github, not '%s'", v);
                 return TR_EXIT_USAGE;
             }
         } else if ((m = VALUE("--junit", NULL))) {

@@ -356,7 +356,7 @@ static void test_formats(void) {
     tap_ok(strncmp(x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 50) == 0, "junit: an XML document");
     tap_contains(x, "tests=\"4\" failures=\"2\"", "junit counts");
     tap_is_int(count_lines(x, "    <testcase "), 4, "a testcase per test");
-    tap_contains(x, "<testcase name=\"s bad\" classname=\"sim\"", "sim test case");
+    tap_contains(x, "<testcase name=\"s bad\" classname=\"pkg\"", "sim test case");
     tap_contains(x, "<failure message=\"seed 4 failed (4 of 9 seeds run)\" type=\"fail\">", "its failure");
     tap_contains(x, "<system-out>stdout of seed 4\n</system-out>", "its output");
     tap_contains(x, "</testsuite>\n</testsuites>\n", "closed");
@@ -376,7 +376,7 @@ static void test_formats(void) {
 
     r = run_env(NULL, ARGS(pkg, "--format", "xml"));
     tap_is_int(r.status, 2, "--format xml: usage error");
-    tap_contains(r.err, "--format takes human, tap or json, not 'xml'", "named message");
+    tap_contains(r.err, "--format takes human, tap, json or github, not 'xml'", "named message");
     free_result(&r);
 
     r = run_env(NULL, ARGS(pkg, "--kind", "unit", "--color", "always"));
