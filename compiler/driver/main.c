@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
 #ifdef OXL_HAVE_CODEGEN
     if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2, false);
     if (strcmp(cmd, "run") == 0) return cmd_build(argc - 2, argv + 2, true);
-    if (strcmp(cmd, "test") == 0) return tr_command(argc - 2, argv + 2);
+    if (strcmp(cmd, "test") == 0) return tr_command(argv[0], argc - 2, argv + 2);
 #endif
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         if (argc > 2 && cli_is_help(argv[2])) {

@@ -366,6 +366,11 @@ uint64_t tr_gen_count(const tr_runner *r, const tr_gen *g);
 /* tr_gdb.c: --gdb: the one selected test under gdb; its exit status. */
 int tr_run_gdb(tr_runner *r);
 
+/* tr_reproduce.c: oc->reproduce, a command that reruns the failing seed
+ * as it ran; tr_oxl_command appends the oxl to name in such a command. */
+void tr_reproduce_line(tr_runner *r, tr_outcome *oc);
+void tr_oxl_command(const tr_runner *r, tr_buf *b);
+
 /* tr_plan.c: runs the selected tests and reports them: the exit status. */
 int tr_run_plan(tr_runner *r);
 

@@ -98,7 +98,8 @@ static int list_tests(tr_runner *r) {
         } else {
             char seeds[64] = "";
             if (t->sim) snprintf(seeds, sizeof seeds, "%" PRIu64 "..%" PRIu64, t->first, t->last);
-            tr_buf_printf(&b, "%-4s  %-13s  %s  %s\n", tr_kind_name(t), seeds, t->loc, t->shown);
+            /* the index first: OXL_TEST_RUN=<index> runs it in a kept binary */
+            tr_buf_printf(&b, "%3d  %-4s  %-13s  %s  %s\n", t->index, tr_kind_name(t), seeds, t->loc, t->shown);
             if (t->sim) put_layout_human(&b, t->layout);
         }
     }

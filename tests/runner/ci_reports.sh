@@ -65,7 +65,7 @@ twice"
     cp "$tmp/body" "$tmp/show"
     check "its body has the seed line" grep -qF 'seed 5 failed (5 of 8 seeds run)' "$tmp/body"
     check "the assertion's place" grep -qxF 'at shop/cart.oxl:9' "$tmp/body"
-    check "and the reproduce line" grep -qF "reproduce: oxl test shop --exact 'checkout, 100%: every seed' --seed 5" "$tmp/body"
+    check "and the reproduce line" grep -qF "reproduce: $oxl test shop --exact 'checkout, 100%: every seed' --seed 5" "$tmp/body"
     check "a unit test's failure message too" \
         test "$(xpath 'string(//testcase[@name="a unit test that fails"]/failure/@message)' "$tmp/a.xml")" = \
         "assertion failed: 2 + 2 == 5"
@@ -87,7 +87,7 @@ github)
     check "--format github: status 1" test "$st" -eq 1
     check "the human report is there" grep -q '^test result: FAILED' "$tmp/out"
     check "one ::error per failure" test "$(grep -c '^::error ' "$tmp/out")" -eq 2
-    want='::error file=shop/cart.oxl,line=9,title=sim checkout%2C 100%25%3A every seed::assertion failed: s != 5: seed 5 took 50%25 off%0Atwice%0Aseed 5 failed (5 of 8 seeds run)%0Areproduce: oxl test shop --exact '"'checkout, 100%25: every seed'"' --seed 5'
+    want='::error file=shop/cart.oxl,line=9,title=sim checkout%2C 100%25%3A every seed::assertion failed: s != 5: seed 5 took 50%25 off%0Atwice%0Aseed 5 failed (5 of 8 seeds run)%0Areproduce: '"$oxl"' test shop --exact '"'checkout, 100%25: every seed'"' --seed 5'
     check "at the assertion's line, %, LF, ',' and ':' escaped" grep -qxF "$want" "$tmp/out"
     check "a unit test's at its assertion" grep -q '^::error file=shop/cart.oxl,line=13,title=unit a unit test that fails::assertion failed: 2 + 2 == 5%0A' "$tmp/out"
     rm -f "$tmp/shop/oxl-test-failures.txt" # the same run again: no replayed seed first

@@ -32,7 +32,7 @@ check "the link command shows: the first run builds" has '"cc" ' "$tmp/err"
 check "the lowest failing seed and the seeds run" has "seed 17 failed (17 of 40 seeds run)" "$tmp/out"
 check "its stdout" has "running seed 17" "$tmp/out"
 check "its stderr with the trace" has "oxl-sim: seed=17 trace=" "$tmp/out"
-check "the reproduce line" has "reproduce: oxl test $pkg --exact 'fails at seed 17' --seed 17" "$tmp/out"
+check "the reproduce line" has "reproduce: $oxl test $pkg --exact 'fails at seed 17' --seed 17" "$tmp/out"
 check "no passing seed's output" test "$(grep -c 'running seed' "$tmp/out")" -eq 1
 check "no nondeterminism in a deterministic program" sh -c "! grep -q 'not deterministic' '$tmp/out'"
 check "the failures file remembers it" has "17	fails at seed 17" "$pkg/oxl-test-failures.txt"

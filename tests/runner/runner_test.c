@@ -258,8 +258,8 @@ static void test_timeout(void) {
     tap_is_int(r.status, 1, "a timeout is a failure: status 1");
     tap_contains(r.out, "seed 3 failed (3 of 5 seeds run)\nseed 3 timed out after 0.5 s\n", "reported as a timeout");
     char want[TR_PATH + 128];
-    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 'sleepy' --seed 3\n", pkg);
-    tap_contains(r.out, want, "with its reproduce line");
+    snprintf(want, sizeof want, "reproduce: oxl test %s --exact 'sleepy' --seed 3 -t 0.5\n", pkg);
+    tap_contains(r.out, want, "with its reproduce line, which keeps -t");
     tap_ok(r.seconds < 10, "the run ends soon after the timeout (%.1f s)", r.seconds);
     char p[TR_PATH];
     snprintf(p, sizeof p, "%s/child-3", state);
