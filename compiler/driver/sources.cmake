@@ -57,6 +57,7 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_locate.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_github.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_reproduce.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_progress.c
   CACHE INTERNAL "")
 # cli.c is the oxl executable's already
 set(OXL_TEST_RUNNER_TEST_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli.c CACHE INTERNAL "")

@@ -427,6 +427,13 @@ void tr_failure_place(const tr_runner *r, const tr_outcome *oc, tr_buf *message,
  * (::error file=...,line=...::message, escaped), ending in a newline. */
 void tr_github_annotation(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 
+/* tr_progress.c: the progress line (drawn by tr_show_progress). */
+bool tr_progress_drawable(void); /* TERM set and not dumb: \r and erase work */
+int tr_term_width(int fd);       /* TIOCGWINSZ, else COLUMNS, else 80 */
+/* "what: D/T done, F failed, R/s, ETA E" in at most width - 1 columns. */
+void tr_progress_text(tr_buf *b, int width, const char *what, uint64_t done, uint64_t total, uint64_t failed,
+                      double elapsed);
+
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */
 bool tr_write_junit(tr_runner *r, const char *path);
