@@ -20,10 +20,14 @@
 #define OXL_VERSION "0.0.0"
 #endif
 
+/* The command being run, for "see 'oxl help CMD'" (NULL: none yet). */
+static const char *current_cmd;
+
 static void usage_error(const char *fmt, const char *arg) {
     fputs("oxl: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs(" (see 'oxl help')\n", stderr);
+    if (current_cmd) fprintf(stderr, " (see 'oxl help %s')\n", current_cmd);
+    else fputs(" (see 'oxl help')\n", stderr);
 }
 
 /* An option of cmd that cli.c's table does not list: refused here, so
@@ -163,6 +167,15 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* the driver's messages name the command: "oxl test: no .oxl files in ..." */
+    static const char *const named[] = {"check", "build", "run", "test"};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+        static char prefix[16];
+        if (strcmp(cmd, named[i]) != 0) continue;
+        snprintf(prefix, sizeof prefix, "oxl %s", named[i]);
+        drv_set_command(prefix);
+        current_cmd = named[i];
+    }
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
 #ifdef OXL_HAVE_CODEGEN
     if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2, false);

@@ -154,7 +154,7 @@ int main(int argc, char **argv) {
     free(out);
     st = cmd_run(&out, "cd '%s' && OXL_STD=/nonexistent/std '%s/moved/bin/oxl' run main.oxl", work, prefix);
     tap_is_int(st, 2, "OXL_STD naming no directory: exit 2");
-    tap_contains(out, "oxl: OXL_STD='/nonexistent/std' is not a directory", "with a named message");
+    tap_contains(out, "oxl run: OXL_STD='/nonexistent/std' is not a directory", "with a named message");
     free(out);
     /* OXL_STD wins over the installed std: this one has std.time only */
     st = cmd_run(&out,
