@@ -73,5 +73,14 @@ out=$(bash -c ". '$(dirname "$manpage")/../../bash-completion/completions/oxl'; 
 check "it completes oxl test --fo to --format" /dev/null test "$out" = "--format"
 out=$(bash -c ". '$(dirname "$manpage")/../../bash-completion/completions/oxl'; COMP_WORDS=(oxl test --format ''); COMP_CWORD=3; _oxl; echo \"\${COMPREPLY[*]}\"")
 check "and --format's values" /dev/null test "$out" = "human tap json github"
+zfile="$(dirname "$manpage")/../../zsh/site-functions/_oxl"
+if command -v zsh >/dev/null 2>&1; then
+    zsh -n "$zfile" >"$tmp/out" 2>&1
+    check "the zsh completion parses" "$tmp/out" test $? -eq 0
+else
+    i=$((i + 1)); echo "ok $i # SKIP zsh is not installed"
+fi
+check "the zsh completion has every option of oxl test" /dev/null \
+    sh -c "for o in \$('$docgen' options test | sed 's/ =.*//'); do grep -qF -- \"'\$o\" '$zfile' || exit 1; done"
 echo "1..$i"
 [ "$failed" -eq 0 ]
