@@ -55,7 +55,7 @@ if [ "$status" -ne 1 ]; then
     exit 1
 fi
 failed=$(grep -m1 -o '^seed [0-9]* failed ([0-9]* of [0-9]* seeds run)' "$tmp/out")
-repro=$(grep -m1 '^reproduce: oxl test ' "$tmp/out" | sed 's/^reproduce: oxl test //')
+repro=$(grep -m1 '^reproduce: ' "$tmp/out" | sed 's/^reproduce: //')
 if [ -z "$failed" ] || [ -z "$repro" ]; then
     echo "run_pair: no 'seed N failed' or 'reproduce:' line in the report" >&2
     exit 1
@@ -63,8 +63,8 @@ fi
 seed=$(echo "$failed" | sed 's/^seed \([0-9]*\) .*/\1/')
 
 echo
-echo "== reproduce: oxl test $repro"
-(eval "exec \"\$oxl\" test $repro") >"$tmp/again" 2>&1
+echo "== reproduce: $repro (pasted into sh)"
+(exec sh -c "$repro") >"$tmp/again" 2>&1
 status=$?
 grep -v '^  #' "$tmp/again"
 if [ "$status" -ne 1 ] || ! grep -q "^seed $seed failed (1 of 1 seeds run)" "$tmp/again"; then

@@ -27,6 +27,10 @@
 #define OXL_STD_DIR "std"
 #endif
 
+/* The command the driver runs ("oxl test"), which its messages name. */
+static const char *command_name = "oxl";
+void drv_set_command(const char *name) { command_name = name; }
+
 /* Limits of a package as the driver reads it. */
 #define DRIVER_MAX_FILES 10000     /* .oxl files in one package directory */
 #define DRIVER_MAX_PACKAGES 1000   /* packages loaded for one check */
@@ -180,7 +184,7 @@ static bool parse_file(driver *dr, const char *path, base_vec *files, bool repor
             base_span none = {BASE_NO_FILE, 0, 0};
             diag_report(dr->diags, DIAG_ERROR, none, "cannot read '%s': %s", path, why);
         } else {
-            fprintf(stderr, "oxl: cannot read '%s': %s\n", path, why);
+            fprintf(stderr, "%s: cannot read '%s': %s\n", command_name, path, why);
         }
         return false;
     }
@@ -287,7 +291,7 @@ static bool temp_path(char *buf, size_t cap, const char *suffix) {
     if ((size_t)snprintf(buf, cap, "%s/oxl-%sXXXXXX", dir, suffix) >= cap) return false;
     int fd = mkstemp(buf);
     if (fd < 0) {
-        fprintf(stderr, "oxl: cannot create a temporary file in '%s': %s\n", dir, strerror(errno));
+        fprintf(stderr, "%s: cannot create a temporary file in '%s': %s\n", command_name, dir, strerror(errno));
         return false;
     }
     close(fd);
@@ -350,7 +354,7 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
     char **c_files = NULL;
     int nc = dr->pkg_is_dir ? list_package(dr->pkg_root, ".c", &c_files) : 0;
     if (nc < 0) {
-        fprintf(stderr, "oxl: cannot list the C files of '%s'\n", dr->pkg_root);
+        fprintf(stderr, "%s: cannot list the C files of '%s'\n", command_name, dr->pkg_root);
         ok = false;
         nc = 0;
     }
@@ -388,7 +392,7 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
 int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_ast, const drv_build_req *breq) {
     const char *std_root = getenv("OXL_STD");
     if (std_root && !is_dir(std_root)) {
-        fprintf(stderr, "oxl: OXL_STD='%s' is not a directory\n", std_root);
+        fprintf(stderr, "%s: OXL_STD='%s' is not a directory\n", command_name, std_root);
         return EXIT_USAGE;
     }
     char std_buf[DRIVER_MAX_PATH];
@@ -401,7 +405,7 @@ int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_as
     int n;
     struct stat st;
     if (stat(path, &st) != 0) {
-        fprintf(stderr, "oxl: cannot open '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: cannot open '%s': %s\n", command_name, path, strerror(errno));
         return EXIT_USAGE;
     }
     char trimmed[DRIVER_MAX_PATH];
@@ -410,7 +414,7 @@ int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_as
         size_t len = strlen(path);
         while (len > 1 && path[len - 1] == '/') len--;
         if (len >= sizeof trimmed) {
-            fprintf(stderr, "oxl: path too long: '%s'\n", path);
+            fprintf(stderr, "%s: path too long: '%s'\n", command_name, path);
             return EXIT_USAGE;
         }
         memcpy(trimmed, path, len);
@@ -418,16 +422,16 @@ int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_as
         path = trimmed;
         n = list_package(path, ".oxl", &paths);
         if (n == -1) {
-            fprintf(stderr, "oxl: cannot read directory '%s': %s\n", path, strerror(errno));
+            fprintf(stderr, "%s: cannot read directory '%s': %s\n", command_name, path, strerror(errno));
             return EXIT_USAGE;
         }
         if (n == -2) {
-            fprintf(stderr, "oxl: '%s' has more than %d .oxl files\n", path, DRIVER_MAX_FILES);
+            fprintf(stderr, "%s: '%s' has more than %d .oxl files\n", command_name, path, DRIVER_MAX_FILES);
             return EXIT_USAGE;
         }
         if (n == 0) {
             free_list(paths, 0);
-            fprintf(stderr, "oxl: no .oxl files in '%s'\n", path);
+            fprintf(stderr, "%s: no .oxl files in '%s' (not a package directory)\n", command_name, path);
             return EXIT_USAGE;
         }
         snprintf(dr.pkg_root, sizeof dr.pkg_root, "%s", path);

@@ -27,6 +27,9 @@ typedef struct drv_build_req {
 /* Checks (breq NULL) or builds the package directory or file at path;
  * color is auto, always or never; dump_tok / dump_ast print instead of
  * checking. Diagnostics go to stderr. Returns the exit status. */
+/* The command its messages name ("oxl test"; default "oxl"). */
+void drv_set_command(const char *name);
+
 int drv_compile(const char *path, const char *color, bool dump_tok, bool dump_ast, const drv_build_req *breq);
 
 /* The test binary of the package at pkg_path, written to out_path (default:

@@ -1,10 +1,13 @@
 /* main.c: the oxl command: `oxl check` (lex, parse and, when the
  * semantic stage is built in, check a package), `oxl build` and `oxl run`
- * (when code generation is built in), `oxl version`, `oxl help`.
+ * (when code generation is built in), `oxl version`, `oxl help`. Every
+ * option is a row of cli.c's table: one the table does not list is refused
+ * before a command looks at it, and the help text is printed from it.
  * Exit status: 0 no errors, 1 errors in the program, 2 usage error (bad
  * flag, missing or unreadable input), 3 internal compiler error. The only
  * exit() calls of the compiler are here. */
 #include "driver/build.h"
+#include "driver/cli.h"
 #ifdef OXL_HAVE_CODEGEN
 #include "driver/test_runner.h"
 #endif
@@ -17,39 +20,29 @@
 #define OXL_VERSION "0.0.0"
 #endif
 
-static const char usage_text[] =
-    "usage: oxl <command> [arguments]\n"
-    "\n"
-    "commands:\n"
-    "  check <package-dir | file.oxl> [options]\n"
-    "                  parse and check a package (every .oxl file of the\n"
-    "                  directory, in name order) or one file\n"
-    "      --dump-tokens           print the tokens instead of checking\n"
-    "      --dump-ast              print the syntax tree instead of checking\n"
-    "      --color auto|always|never   color in diagnostics (default auto)\n"
-    "  build <package-dir | file.oxl> [-o out] [-O2] [-c] [--emit-llvm] [-###]\n"
-    "                  compile a package's fn main() to an executable\n"
-    "                  (-c: an object only; --emit-llvm: textual LLVM IR)\n"
-    "  build --tests <package-dir | file.oxl> [-o out] [-O2] [-###]\n"
-    "                  compile a package's tests to one test binary\n"
-    "                  (default out: <package>.test; docs/test-binary.md)\n"
-    "  run <package-dir | file.oxl> [-O2] [-###] [-- args]\n"
-    "                  build to a temporary file, run it, exit with its status\n"
-    "  test [package-dir] [options]\n"
-    "                  build the package's test binary and run its unit and sim\n"
-    "                  tests, each seed in a process of its own (docs/testing.md;\n"
-    "                  exit status 0 pass, 1 failed, 2 usage, 3 not built,\n"
-    "                  4 no test matched, 5 not deterministic)\n"
-    "  version         print the version\n"
-    "  help            print this help\n"
-    "\n"
-    "exit status: 0 no errors, 1 errors in the program, 2 usage error,\n"
-    "3 internal compiler error. OXL_STD overrides the standard library root.\n";
+/* The command being run, for "see 'oxl help CMD'" (NULL: none yet). */
+static const char *current_cmd;
 
 static void usage_error(const char *fmt, const char *arg) {
     fputs("oxl: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs(" (see 'oxl help')\n", stderr);
+    if (current_cmd) fprintf(stderr, " (see 'oxl help %s')\n", current_cmd);
+    else fputs(" (see 'oxl help')\n", stderr);
+}
+
+/* An option of cmd that cli.c's table does not list: refused here, so
+ * every option a parser below accepts is in the help text too. Help
+ * (-h, --help) prints the command's help: returns EXIT_OK. -1: go on. */
+static int gate(const char *cmd, const char *a) {
+    if (cli_is_help(a)) {
+        cli_print_help(stdout, cli_find_cmd(cmd));
+        return EXIT_OK;
+    }
+    if (a[0] == '-' && a[1] != '\0' && !cli_match(cmd, a)) {
+        fprintf(stderr, "oxl: unknown option '%s' for 'oxl %s' (see 'oxl help %s')\n", a, cmd, cmd);
+        return EXIT_USAGE;
+    }
+    return -1;
 }
 
 #ifdef OXL_HAVE_CODEGEN
@@ -59,6 +52,8 @@ static int cmd_build(int argc, char **argv, bool run) {
     const char *path = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        int g = run && strcmp(a, "--") == 0 ? -1 : gate(run ? "run" : "build", a);
+        if (g >= 0) return g;
         if (run && strcmp(a, "--") == 0) {
             br.run_args = argv + i + 1;
             br.run_nargs = argc - i - 1;
@@ -109,6 +104,8 @@ static int cmd_check(int argc, char **argv) {
     bool dump_tok = false, dump_ast = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        int g = gate("check", a);
+        if (g >= 0) return g;
         if (strcmp(a, "--dump-tokens") == 0) {
             dump_tok = true;
         } else if (strcmp(a, "--dump-ast") == 0) {
@@ -148,19 +145,48 @@ static int cmd_check(int argc, char **argv) {
 }
 
 
+/* `oxl help [command]`. */
+static int cmd_help(int argc, char **argv) {
+    if (argc == 0) {
+        cli_print_overview(stdout);
+        return EXIT_OK;
+    }
+    const cli_cmd *c = cli_find_cmd(argv[0]);
+    if (argc > 1 || !c) {
+        usage_error(argc > 1 ? "'oxl help' takes one command, not '%s' too" : "'oxl help': no command '%s'",
+                    argv[argc > 1 ? 1 : 0]);
+        return EXIT_USAGE;
+    }
+    cli_print_help(stdout, c);
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        cli_print_overview(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* the driver's messages name the command: "oxl test: no .oxl files in ..." */
+    static const char *const named[] = {"check", "build", "run", "test"};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+        static char prefix[16];
+        if (strcmp(cmd, named[i]) != 0) continue;
+        snprintf(prefix, sizeof prefix, "oxl %s", named[i]);
+        drv_set_command(prefix);
+        current_cmd = named[i];
+    }
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
 #ifdef OXL_HAVE_CODEGEN
     if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2, false);
     if (strcmp(cmd, "run") == 0) return cmd_build(argc - 2, argv + 2, true);
-    if (strcmp(cmd, "test") == 0) return tr_command(argc - 2, argv + 2);
+    if (strcmp(cmd, "test") == 0) return tr_command(argv[0], argc - 2, argv + 2);
 #endif
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        if (argc > 2 && cli_is_help(argv[2])) {
+            cli_print_help(stdout, cli_find_cmd("version"));
+            return EXIT_OK;
+        }
         if (argc > 2) {
             usage_error("'oxl version' takes no arguments, not '%s'", argv[2]);
             return EXIT_USAGE;
@@ -168,11 +194,12 @@ int main(int argc, char **argv) {
         printf("oxl %s\n", OXL_VERSION);
         return EXIT_OK;
     }
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        fputs(usage_text, stdout);
+    if (strcmp(cmd, "help") == 0) return cmd_help(argc - 2, argv + 2);
+    if (cli_is_help(cmd)) {
+        cli_print_overview(stdout);
         return EXIT_OK;
     }
-    usage_error("unknown command '%s'", cmd);
+    if (cmd[0] == '-') usage_error("unknown option '%s' for 'oxl' (a command comes first)", cmd);
+    else usage_error("unknown command '%s'", cmd);
     return EXIT_USAGE;
 }
-

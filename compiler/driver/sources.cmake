@@ -17,7 +17,24 @@ else()
 endif()
 
 add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/build.c)
-target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c)
+target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli.c)
+
+# The man page and the shell completions, printed from the option table
+# (driver/cli.c) by oxl_docgen at build time and installed (CMakeLists.txt).
+add_executable(oxl_docgen ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli_docgen.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli.c)
+set(OXL_DOC_OUT ${CMAKE_BINARY_DIR}/share)
+add_custom_command(
+  OUTPUT ${OXL_DOC_OUT}/man/man1/oxl.1 ${OXL_DOC_OUT}/bash-completion/completions/oxl
+         ${OXL_DOC_OUT}/zsh/site-functions/_oxl
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${OXL_DOC_OUT}/man/man1 ${OXL_DOC_OUT}/bash-completion/completions
+          ${OXL_DOC_OUT}/zsh/site-functions
+  COMMAND oxl_docgen man ${OXL_VERSION_STRING} > ${OXL_DOC_OUT}/man/man1/oxl.1
+  COMMAND oxl_docgen bash > ${OXL_DOC_OUT}/bash-completion/completions/oxl
+  COMMAND oxl_docgen zsh > ${OXL_DOC_OUT}/zsh/site-functions/_oxl
+  DEPENDS oxl_docgen
+  COMMENT "oxl.1 and the shell completions from the option table")
+add_custom_target(oxl_docs ALL DEPENDS ${OXL_DOC_OUT}/man/man1/oxl.1)
+set(OXL_DOC_OUT ${OXL_DOC_OUT} CACHE INTERNAL "")
 # The test runner without its builder: the oxl executable and the runner's
 # own tests (tests/runner/, which hand it a fake test binary) compile it.
 set(OXL_TEST_RUNNER_SOURCES
@@ -39,7 +56,14 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_shrink.c
   ${PROJECT_SOURCE_DIR}/runtime/src/sim/schedule_file.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_gdb.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_locate.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_github.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_reproduce.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_progress.c
   CACHE INTERNAL "")
+# cli.c is the oxl executable's already
+set(OXL_TEST_RUNNER_TEST_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli.c CACHE INTERNAL "")
 target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE
   OXL_VERSION="${OXL_VERSION_STRING}"

@@ -34,6 +34,9 @@ typedef struct tr_hooks {
     const char *compiler_exe;
     const char *runtime_lib;
     const char *std_root;
+    /* argv[0] of oxl as the user typed it, for the reproduce line (NULL:
+     * "oxl") */
+    const char *argv0;
 } tr_hooks;
 
 /* Runs `oxl test` with the arguments after "test". Returns the exit status. */
@@ -43,7 +46,7 @@ int tr_main(int argc, char **argv, const tr_hooks *hooks);
  * the frozen hash that assigns (test, seed) pairs to shards. */
 unsigned long long tr_shard_hash(const char *name, bool has_seed, unsigned long long seed);
 
-/* `oxl test` with the driver's own builder (tr_build.c). */
-int tr_command(int argc, char **argv);
+/* `oxl test` with the driver's own builder (tr_build.c); argv0 is oxl's. */
+int tr_command(const char *argv0, int argc, char **argv);
 
 #endif

@@ -24,11 +24,12 @@ static int build_with_driver(void *ctx, const char *pkg, const char *out, bool s
     return drv_build_test_binary(pkg, out, show_commands, opt_level);
 }
 
-int tr_command(int argc, char **argv) {
+int tr_command(const char *argv0, int argc, char **argv) {
     static char self[PATH_MAX], rt[PATH_MAX + 32], std[PATH_MAX + 32];
     tr_hooks h;
     memset(&h, 0, sizeof h);
     h.build = build_with_driver;
+    h.argv0 = argv0;
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = '\0';

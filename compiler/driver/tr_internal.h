@@ -192,7 +192,7 @@ const char *tr_signal_name(int sig, char *buf, size_t cap);
 enum { TR_GO_ON = -1 };
 
 enum { TR_KIND_ALL, TR_KIND_UNIT, TR_KIND_SIM };
-enum { TR_FMT_HUMAN, TR_FMT_TAP, TR_FMT_JSON };
+enum { TR_FMT_HUMAN, TR_FMT_TAP, TR_FMT_JSON, TR_FMT_GITHUB };
 
 /* What a process came to: one list for the enum and the names the
  * reports print (JSON result, JUnit failure type). */
@@ -232,6 +232,10 @@ typedef struct tr_opts {
     bool shrink;
     uint64_t shrink_budget; /* 0: the default */
     const char *shrink_out, *replay;
+    bool gdb; /* --gdb: the one selected test (and seed) under gdb (tr_gdb.c) */
+    char **gdb_args; /* after "--" with --gdb: gdb's own arguments */
+    int gdb_nargs;
+    bool has_dashdash;
 } tr_opts;
 
 enum { TR_POLICY_RANDOM, TR_POLICY_FIFO, TR_POLICY_PCT };
@@ -312,6 +316,7 @@ typedef struct tr_reporter {
     bool seed_traces; /* shows a passing seed's trace hash */
 } tr_reporter;
 extern const tr_reporter tr_human, tr_tap, tr_json;
+extern const tr_reporter tr_github; /* tr_report_github.c: human plus ::error annotations */
 
 struct tr_runner {
     tr_opts o;
@@ -392,6 +397,14 @@ bool tr_gen_next(const tr_runner *r, tr_gen *g, tr_item *it);
 /* How many processes g gives, without taking them. */
 uint64_t tr_gen_count(const tr_runner *r, const tr_gen *g);
 
+/* tr_gdb.c: --gdb: the one selected test under gdb; its exit status. */
+int tr_run_gdb(tr_runner *r);
+
+/* tr_reproduce.c: oc->reproduce, a command that reruns the failing seed
+ * as it ran; tr_oxl_command appends the oxl to name in such a command. */
+void tr_reproduce_line(tr_runner *r, tr_outcome *oc);
+void tr_oxl_command(const tr_runner *r, tr_buf *b);
+
 /* tr_plan.c: runs the selected tests and reports them: the exit status. */
 int tr_run_plan(tr_runner *r);
 
@@ -458,6 +471,30 @@ int tr_shrink_check_opts(const tr_opts *o);
 /* OXL_SIM_SCHEDULE_IN/_OUT in the runner's environment: a usage error (said). */
 int tr_shrink_check_env(void);
 int tr_shrink_main(tr_runner *r);
+/* tr_locate.c: where a test and its failure are, for CI servers. */
+typedef struct tr_place {
+    char file[TR_PATH]; /* relative to the current directory (absolute when outside it) */
+    int line, column;   /* 0: not known */
+    bool from_report;   /* the failing process's report named it (else it is the test's) */
+} tr_place;
+/* The package's name: its directory's last component. */
+const char *tr_package_name(const tr_runner *r, char *buf, size_t cap);
+void tr_test_place(const tr_runner *r, const tr_test *t, tr_place *pl);
+/* A failure's message (its report's first line: "assertion failed: ...",
+ * "deadlock: ...", or "seed 3 crashed: SIGSEGV" without a report) into
+ * message, and its place: the report's "  at FILE:LINE", else the test's. */
+void tr_failure_place(const tr_runner *r, const tr_outcome *oc, tr_buf *message, tr_place *pl);
+
+/* tr_report_github.c: a failure as a GitHub workflow command
+ * (::error file=...,line=...::message, escaped), ending in a newline. */
+void tr_github_annotation(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
+
+/* tr_progress.c: the progress line (drawn by tr_show_progress). */
+bool tr_progress_drawable(void); /* TERM set and not dumb: \r and erase work */
+int tr_term_width(int fd);       /* TIOCGWINSZ, else COLUMNS, else 80 */
+/* "what: D/T done, F failed, R/s, ETA E" in at most width - 1 columns. */
+void tr_progress_text(tr_buf *b, int width, const char *what, uint64_t done, uint64_t total, uint64_t failed,
+                      double elapsed);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */

@@ -1,10 +1,31 @@
 /* tr_junit.c: the JUnit XML report (docs/testing.md, JUnit XML), written
  * after the run to --junit's file or Bazel's XML_OUTPUT_FILE: a file, not
- * a stream, so it is no tr_reporter. */
+ * a stream, so it is no tr_reporter. Shaped as Jenkins and GitLab group
+ * it: the package is the classname, the test's name the testcase's, its
+ * file (relative to the current directory) and line attributes of their
+ * own, and a failure's message the panic's text
+ * (tests/runner/junit.xsd is the schema it is checked against). */
 #include "tr_internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* An attribute's value: as text, with newlines, tabs and CRs as character
+ * references (a parser turns literal ones into spaces). */
+static void xml_attr(tr_buf *b, const char *s) {
+    while (*s) {
+        size_t n = strcspn(s, "\n\t\r");
+        char *part = tr_xmalloc(n + 1);
+        memcpy(part, s, n);
+        part[n] = '\0';
+        tr_xml_text(b, part);
+        free(part);
+        s += n;
+        if (*s) tr_buf_printf(b, "&#%d;", *s++);
+    }
+}
 
 bool tr_write_junit(tr_runner *r, const char *path) {
     tr_buf b = {0};
@@ -18,22 +39,35 @@ bool tr_write_junit(tr_runner *r, const char *path) {
     tr_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     tr_buf_printf(&b, "<testsuites name=\"oxl test\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
                   r->nsel, fails, skips, total);
+    char pkg[256];
+    tr_package_name(r, pkg, sizeof pkg);
     tr_buf_puts(&b, "  <testsuite name=\"");
-    tr_xml_text(&b, r->o.pkg);
+    tr_xml_text(&b, pkg);
     tr_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", r->nsel, fails,
                   skips, total);
     for (size_t i = 0; i < r->nsel; i++) {
         const tr_outcome *oc = &r->outs[i];
+        const tr_test *t = oc->test;
+        tr_place pl;
+        tr_test_place(r, t, &pl);
         tr_buf_puts(&b, "    <testcase name=\"");
-        tr_xml_text(&b, oc->test->name);
-        tr_buf_printf(&b, "\" classname=\"%s\" file=\"", tr_kind_name(oc->test));
-        tr_xml_text(&b, oc->test->loc);
-        tr_buf_printf(&b, "\" time=\"%.3f\"", oc->seconds);
+        tr_xml_text(&b, t->name);
+        tr_buf_puts(&b, "\" classname=\"");
+        tr_xml_text(&b, pkg);
+        tr_buf_puts(&b, "\" file=\"");
+        tr_xml_text(&b, pl.file);
+        if (pl.line) tr_buf_printf(&b, "\" line=\"%d", pl.line);
+        tr_buf_printf(&b, "\" time=\"%.3f\">\n", oc->seconds);
+        tr_buf_printf(&b, "      <properties>\n        <property name=\"kind\" value=\"%s\"/>\n", tr_kind_name(t));
+        if (t->sim)
+            tr_buf_printf(&b, "        <property name=\"seeds\" value=\"%" PRIu64 "..%" PRIu64 "\"/>\n", t->first, t->last);
+        if (t->sim && oc->run && !oc->passed)
+            tr_buf_printf(&b, "        <property name=\"failed_seed\" value=\"%" PRIu64 "\"/>\n", oc->fail.seed);
+        tr_buf_puts(&b, "      </properties>\n");
         if (oc->run && oc->passed) {
-            tr_buf_puts(&b, "/>\n");
+            tr_buf_puts(&b, "    </testcase>\n");
             continue;
         }
-        tr_buf_puts(&b, ">\n");
         if (!oc->run) {
             /* interrupted: not run, with the seeds it did */
             tr_buf why = {0};
@@ -43,12 +77,20 @@ bool tr_write_junit(tr_runner *r, const char *path) {
             tr_buf_puts(&b, "\"/>\n");
             tr_buf_free(&why);
         } else {
-            tr_buf f = {0};
+            tr_buf f = {0}, msg = {0};
             tr_failure_text(r, oc, &f);
+            tr_place fp;
+            tr_failure_place(r, oc, &msg, &fp);
             tr_buf_puts(&b, "      <failure message=\"");
-            tr_xml_text(&b, f.s);
+            xml_attr(&b, msg.s);
+            tr_buf_free(&msg);
             tr_buf_printf(&b, "\" type=\"%s\">", tr_result_names[oc->fail.res]);
             tr_xml_text(&b, f.s);
+            if (fp.from_report) {
+                tr_buf_puts(&b, "\nat ");
+                tr_xml_text(&b, fp.file);
+                tr_buf_printf(&b, ":%d", fp.line);
+            }
             if (oc->nondet || oc->uncompared) {
                 tr_buf n = {0};
                 if (oc->nondet) tr_nondet_text(r, oc, &n);

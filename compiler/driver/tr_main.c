@@ -98,7 +98,8 @@ static int list_tests(tr_runner *r) {
         } else {
             char seeds[64] = "";
             if (t->sim) snprintf(seeds, sizeof seeds, "%" PRIu64 "..%" PRIu64, t->first, t->last);
-            tr_buf_printf(&b, "%-4s  %-13s  %s  %s\n", tr_kind_name(t), seeds, t->loc, t->shown);
+            /* the index first: OXL_TEST_RUN=<index> runs it in a kept binary */
+            tr_buf_printf(&b, "%3d  %-4s  %-13s  %s  %s\n", t->index, tr_kind_name(t), seeds, t->loc, t->shown);
             if (t->sim) put_layout_human(&b, t->layout);
         }
     }
@@ -161,6 +162,7 @@ static int run(tr_runner *r) {
     }
     if (r->o.list) return list_tests(r);
     if (r->o.shrink || r->o.replay) return tr_shrink_main(r);
+    if (r->o.gdb) return tr_run_gdb(r);
     tr_load_failures(r);
     s = tr_run_plan(r);
     if (!r->sharded) tr_save_failures(r);
@@ -181,6 +183,10 @@ int tr_main(int argc, char **argv, const tr_hooks *hooks) {
         r.color = r.tty && !(getenv("NO_COLOR") && *getenv("NO_COLOR")) && !(term && strcmp(term, "dumb") == 0);
     if (r.o.format != TR_FMT_HUMAN) r.color = false;
     r.rep = r.o.format == TR_FMT_TAP ? &tr_tap : r.o.format == TR_FMT_JSON ? &tr_json : &tr_human;
+    /* on GitHub's runners the human report gets the annotations too */
+    const char *gha = getenv("GITHUB_ACTIONS");
+    if (r.o.format == TR_FMT_GITHUB || (r.o.format == TR_FMT_HUMAN && gha && strcmp(gha, "true") == 0))
+        r.rep = &tr_github;
     s = run(&r);
     tr_server_stop(r.srv);
     tr_signals_restore();

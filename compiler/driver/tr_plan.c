@@ -8,19 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void reproduce_line(tr_runner *r, tr_outcome *oc) {
-    tr_buf b = {0};
-    tr_buf_puts(&b, "oxl test ");
-    tr_shell_word(&b, r->o.pkg);
-    tr_buf_puts(&b, " --exact ");
-    tr_shell_quote(&b, oc->test->name);
-    if (oc->test->sim) tr_buf_printf(&b, " --seed %" PRIu64, oc->fail.seed);
-    /* the policy is part of the seed's schedule */
-    if (oc->test->sim && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(&b, " --policy fifo");
-    if (oc->test->sim && r->o.policy == TR_POLICY_PCT)
-        tr_buf_printf(&b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
-    oc->reproduce = b.s;
-}
+static void reproduce_line(tr_runner *r, tr_outcome *oc) { tr_reproduce_line(r, oc); }
 
 static void unit_done(tr_runner *r, tr_item *it, uint64_t pos, void *ctx) {
     size_t *k = ctx; /* index in r->outs of the first unit test of this shard */

@@ -23,11 +23,12 @@ void tr_clear_progress(tr_runner *r) {
 }
 
 void tr_show_progress(tr_runner *r, const char *what, uint64_t done, uint64_t total, uint64_t failed, double since) {
-    if (!r->tty || !r->rep->progress) return;
-    double dt = tr_now() - since;
-    char rate[32] = "";
-    if (dt > 0.2) snprintf(rate, sizeof rate, ", %.0f/s", (double)done / dt);
-    printf("\r\033[K%s: %" PRIu64 "/%" PRIu64 " done, %" PRIu64 " failed%s", what, done, total, failed, rate);
+    if (!r->tty || !r->rep->progress || !tr_progress_drawable()) return;
+    tr_buf b = {0};
+    tr_buf_puts(&b, "\r\033[K");
+    tr_progress_text(&b, tr_term_width(1), what, done, total, failed, tr_now() - since);
+    fputs(b.s, stdout);
+    tr_buf_free(&b);
     fflush(stdout);
     r->progress_shown = true;
 }

@@ -91,6 +91,19 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
         tr_buf_puts(&b, ",\"message\":");
         tr_json_str(&b, f.s);
         tr_buf_free(&f);
+        /* where it failed: the report's place, else the test's */
+        tr_buf why = {0};
+        tr_place pl;
+        tr_failure_place(r, oc, &why, &pl);
+        tr_buf_puts(&b, ",\"file\":");
+        tr_json_str(&b, pl.file);
+        if (pl.line) tr_buf_printf(&b, ",\"line\":%d", pl.line);
+        else tr_buf_puts(&b, ",\"line\":null");
+        if (pl.column) tr_buf_printf(&b, ",\"column\":%d", pl.column);
+        else tr_buf_puts(&b, ",\"column\":null");
+        tr_buf_puts(&b, ",\"panic\":");
+        tr_json_str(&b, why.s);
+        tr_buf_free(&why);
         if (t->sim) tr_buf_printf(&b, ",\"failed_seed\":%" PRIu64, oc->fail.seed);
         if (t->sim)
             tr_buf_printf(&b, ",\"deterministic\":%s",

@@ -248,8 +248,10 @@ static bool run_once(shrink *sh, const cand *c, bool record, char **identity) {
     snprintf(seed, sizeof seed, "OXL_TEST_SEED=%" PRIu64, sh->seed);
     snprintf(in, sizeof in, "OXL_SIM_SCHEDULE_IN=%s", sh->in);
     snprintf(rec, sizeof rec, "OXL_SIM_SCHEDULE_OUT=%s", sh->rec);
+    /* the run's policy too: the first recording is of the seed as it
+     * failed (a replayed schedule overrides the policy) */
     const char *env[] = {run, seed, "OXL_SIM_REPORT=1", c ? in : "OXL_SIM_SCHEDULE_IN", record ? rec : "OXL_SIM_SCHEDULE_OUT",
-                         "OXL_DATA_DIR", NULL};
+                         "OXL_DATA_DIR", sh->r->sim_env[0], sh->r->sim_env[1], NULL};
     tr_proc p;
     if (!tr_proc_start(&p, sh->r->bin, NULL, env, sh->out, sh->err, sh->r->o.timeout)) {
         fprintf(stderr, "oxl test: cannot start the test binary: %s\n", strerror(errno));

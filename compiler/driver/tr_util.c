@@ -559,7 +559,7 @@ static bool hash_file(tr_sha256 *c, char tag, const char *name, const char *path
 static bool hash_tree(tr_sha256 *c, char tag, const char *root, bool oxl_only) {
     file_list fl = {0};
     collect(root, "", oxl_only, 0, &fl);
-    qsort(fl.paths, fl.n, sizeof *fl.paths, cmp_str);
+    if (fl.n) qsort(fl.paths, fl.n, sizeof *fl.paths, cmp_str); /* an empty package: no array */
     bool ok = !fl.too_many;
     for (size_t i = 0; i < fl.n; i++) {
         char full[TR_PATH];

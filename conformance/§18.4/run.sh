@@ -11,11 +11,13 @@
 #                     lines of the combined stdout and stderr (substrings;
 #                     at least one)
 #   expected_absent   optional: texts that must not appear anywhere
-#   env               optional: VAR=value lines set for the run (and the re-run)
+#   env               optional: VAR=value lines set for the run
 #   expected_files    optional: files the run must leave in the package
-#   reproduce         optional, empty: the printed `reproduce: oxl test ...`
-#                     command is run as well and must exit with the same
-#                     status and print the same `seed N failed` line
+#   reproduce         optional, empty: the printed `reproduce: ...` line is
+#                     pasted into `sh -c` (from the case's directory, without
+#                     the env file: the line must carry what changes the run)
+#                     and must exit with the same status and print the same
+#                     `seed N failed` line
 #   run_stdout        optional: `oxl run .` of the package (its fn main) must
 #                     exit with status 0 and print exactly this
 #   replay_output     optional: the printed `replay: oxl test ...` command
@@ -31,6 +33,9 @@ case $oxl in
 *) oxl=$(command -v "$oxl") ;;
 esac
 here=$(cd "$(dirname "$0")" && pwd)
+# PATH finds this oxl first, so the reproduce lines say `oxl test ...`
+PATH="$(dirname "$oxl"):$PATH"
+export PATH
 if [ $# -eq 0 ]; then
     set -- "$here"/*/
 fi
@@ -143,26 +148,18 @@ for dir in "$@"; do
     fi
 
     [ -f "$dir/reproduce" ] || continue
-    line=$(grep -m1 '^reproduce: oxl test ' "$tmp/out" | sed 's/^reproduce: oxl test //')
+    line=$(grep -m1 '^reproduce: ' "$tmp/out" | sed 's/^reproduce: //')
     failed_line=$(grep -m1 -o 'seed [0-9]* failed' "$tmp/out")
     if [ -z "$line" ] || [ -z "$failed_line" ]; then
         not_ok "$name reproduces" "no reproduce line or no 'seed N failed' line"
         continue
     fi
-    (
-        cd "$work" || exit 99
-        if [ -f env ]; then
-            while IFS= read -r kv; do
-                [ -n "$kv" ] && export "$kv"
-            done <env
-        fi
-        eval "exec \"\$oxl\" test $line"
-    ) >"$tmp/out2" 2>&1
+    (cd "$work" && exec sh -c "$line") >"$tmp/out2" 2>&1
     status2=$?
     if [ "$status2" != "$status" ]; then
-        not_ok "$name reproduces" "oxl test $line: exit status $status2, expected $status" "$(head -c 2000 "$tmp/out2")"
+        not_ok "$name reproduces" "$line: exit status $status2, expected $status" "$(head -c 2000 "$tmp/out2")"
     elif ! grep -qF "$failed_line" "$tmp/out2"; then
-        not_ok "$name reproduces" "oxl test $line: no '$failed_line'" "$(head -c 2000 "$tmp/out2")"
+        not_ok "$name reproduces" "$line: no '$failed_line'" "$(head -c 2000 "$tmp/out2")"
     else
         ok "$name reproduces ($failed_line)"
     fi

@@ -195,6 +195,9 @@ int oxl_world_kill(oxl_world *w, oxl_node_id n);
 int oxl_world_restart(oxl_world *w, oxl_node_id n);
 int oxl_world_crash_for(oxl_world *w, oxl_node_id n, oxl_dur_ns d);
 int oxl_world_kill_after(oxl_world *w, oxl_node_id n, oxl_dur_ns d);
+/* The same, with who naming the caller ("kv.oxl:12: node.kill") in the
+ * World's failure when the node is already down when the kill is due. */
+int oxl_world_kill_after_by(oxl_world *w, oxl_node_id n, oxl_dur_ns d, const char *who);
 int oxl_world_restart_after(oxl_world *w, oxl_node_id n, oxl_dur_ns d);
 int oxl_world_set_clock_skew(oxl_world *w, oxl_node_id n, oxl_dur_ns skew);
 int oxl_world_set_disk_fail_rate(oxl_world *w, oxl_node_id n, double write_p, double sync_p);

@@ -4,7 +4,9 @@
  * (compiler/driver/paths.c): a program that imports std.time and a std
  * package that exists only in the install runs from another directory,
  * and still does after the prefix is moved. OXL_RUNTIME and OXL_STD
- * override it; bad values are named errors with exit status 2.
+ * override it; bad values are named errors with exit status 2. The man
+ * page (share/man/man1/oxl.1, which man renders), the bash and zsh
+ * completions and the guides (share/doc/oxl) are installed too.
  *
  *   install_test CMAKE BUILD_DIR */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -48,11 +50,26 @@ int main(int argc, char **argv) {
     static const char *const files[] = {"bin/oxl", "lib/oxl/liboxlrt.a", "include/oxl/oxl_rt.h",
                                         "include/oxl/oxl_sched.h", "share/oxl/std/time/time.oxl",
                                         "share/oxl/std/test/test.oxl", "share/oxl/std/store/store.oxl",
-                                        "include/oxl/oxl_std_store.h"};
+                                        "include/oxl/oxl_std_store.h", "share/man/man1/oxl.1",
+                                        "share/bash-completion/completions/oxl", "share/zsh/site-functions/_oxl",
+                                        "share/doc/oxl/README.md", "share/doc/oxl/testing.md",
+                                        "share/doc/oxl/test-binary.md"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(path, sizeof path, "%s/p/%s", prefix, files[i]);
         tap_ok(cmd_exists(path), "installed %s", files[i]);
     }
+    /* the installed man page renders, with every command's section */
+    st = cmd_run(&out, "MANWIDTH=80 man -l '%s/p/share/man/man1/oxl.1' 2>&1 | cat", prefix);
+    tap_is_int(st, 0, "man -l renders the installed oxl.1");
+    if (!tap_contains(out, "oxl test [package-dir] [options]", "with oxl test's section")) tap_diag("%s", out);
+    tap_contains(out, "--partition hash:M/N", "and its options");
+    tap_ok(!strstr(out, "warning"), "without a warning");
+    free(out);
+    st = cmd_run(&out, "bash -c \". '%s/p/share/bash-completion/completions/oxl' && complete -p oxl\"", prefix);
+    tap_is_int(st, 0, "the installed bash completion loads");
+    tap_contains(out, "complete -o filenames -F _oxl oxl", "and completes oxl");
+    free(out);
+
     /* a std package only the installed tree has: finding it proves std is
      * looked up beside the installed oxl, not in the source tree */
     st = cmd_run(NULL, "mkdir -p '%s/p/share/oxl/std/probe'", prefix);
@@ -137,7 +154,7 @@ int main(int argc, char **argv) {
     free(out);
     st = cmd_run(&out, "cd '%s' && OXL_STD=/nonexistent/std '%s/moved/bin/oxl' run main.oxl", work, prefix);
     tap_is_int(st, 2, "OXL_STD naming no directory: exit 2");
-    tap_contains(out, "oxl: OXL_STD='/nonexistent/std' is not a directory", "with a named message");
+    tap_contains(out, "oxl run: OXL_STD='/nonexistent/std' is not a directory", "with a named message");
     free(out);
     /* OXL_STD wins over the installed std: this one has std.time only */
     st = cmd_run(&out,

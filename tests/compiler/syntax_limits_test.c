@@ -346,7 +346,7 @@ static void driver(void) {
     memcpy(sun.sun_path, path, strlen(path) + 1);
     if (sock < 0 || bind(sock, (struct sockaddr *)&sun, sizeof sun) != 0) tap_bail("cannot make a socket at %s", path);
     r = run(NULL, "check sock.oxl");
-    tap_ok(r.status == 2 && strstr(r.err, "oxl: cannot read 'sock.oxl': No such device or address"),
+    tap_ok(r.status == 2 && strstr(r.err, "oxl check: cannot read 'sock.oxl': No such device or address"),
            "a file open() refuses (a socket): exit 2, named with the reason");
     if (r.status != 2) tap_diag("status %d: %s", r.status, r.err);
     done(&r);
@@ -354,7 +354,7 @@ static void driver(void) {
     snprintf(path, sizeof path, "%s/mem.oxl", tmp);
     if (symlink("/proc/self/mem", path) != 0) tap_bail("cannot link %s", path);
     r = run(NULL, "check mem.oxl");
-    tap_ok(r.status == 2 && strstr(r.err, "oxl: cannot read 'mem.oxl': Input/output error"),
+    tap_ok(r.status == 2 && strstr(r.err, "oxl check: cannot read 'mem.oxl': Input/output error"),
            "a file whose read fails (/proc/self/mem): exit 2, named with the reason");
     if (r.status != 2) tap_diag("status %d: %s", r.status, r.err);
     done(&r);

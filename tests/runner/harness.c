@@ -122,7 +122,7 @@ pid_t run_start_as(const char *tag, const char *const *env, const char *const *a
         char *argv[64];
         for (const char *const *a = args; a && *a && argc < 63; a++) argv[argc++] = (char *)*a;
         argv[argc] = NULL;
-        tr_hooks h = {fake_build, NULL, FAKE_TESTBIN, NULL, NULL};
+        tr_hooks h = {fake_build, NULL, FAKE_TESTBIN, NULL, NULL, NULL};
         int st = tr_main(argc, argv, &h);
         fflush(stdout);
         fflush(stderr);

@@ -32,7 +32,7 @@ check "the link command shows: the first run builds" has '"cc" ' "$tmp/err"
 check "the lowest failing seed and the seeds run" has "seed 17 failed (17 of 40 seeds run)" "$tmp/out"
 check "its stdout" has "running seed 17" "$tmp/out"
 check "its stderr with the trace" has "oxl-sim: seed=17 trace=" "$tmp/out"
-check "the reproduce line" has "reproduce: oxl test $pkg --exact 'fails at seed 17' --seed 17" "$tmp/out"
+check "the reproduce line" has "reproduce: $oxl test $pkg --exact 'fails at seed 17' --seed 17" "$tmp/out"
 check "no passing seed's output" test "$(grep -c 'running seed' "$tmp/out")" -eq 1
 check "no nondeterminism in a deterministic program" sh -c "! grep -q 'not deterministic' '$tmp/out'"
 check "the failures file remembers it" has "17	fails at seed 17" "$pkg/oxl-test-failures.txt"
@@ -43,7 +43,7 @@ check "from the cache: no link command" sh -c "! grep -qF '\"cc\"' '$tmp/err'"
 
 t "$pkg" --kind sim --exact 'passes every seed' --format tap
 check "a passing sim test: status 0" test "$st" -eq 0
-check "TAP 14 with a subtest" sh -c "head -n 3 '$tmp/out' | tr '\n' '|' | grep -qF 'TAP version 14|1..1|# Subtest: passes every seed|'"
+check "TAP 13 with a subtest" sh -c "head -n 3 '$tmp/out' | tr '\n' '|' | grep -qF 'TAP version 13|1..1|# Subtest: passes every seed|'"
 check "thirty seeds in it" has "    1..30" "$tmp/out"
 
 echo "// touched" >>"$pkg/sub/more.oxl"

@@ -301,7 +301,7 @@ static void test_interrupted_run(void) {
             tap_contains(r.out, "\"exit_status\":130}", "%s: with the status", s);
         }
         char *x = slurp(junit);
-        tap_contains(x, "<testcase name=\"slow\" classname=\"sim\"", "%s: JUnit has the test", s);
+        tap_contains(x, "<testcase name=\"slow\" classname=\"pkg\"", "%s: JUnit has the test", s);
         tap_contains(x, "<skipped message=\"interrupted after ", "%s: JUnit: skipped, interrupted after its seeds", s);
         tap_contains(x, "<skipped message=\"not run: interrupted\"/>", "%s: JUnit: the later one not run", s);
         tap_ok(strstr(x, "skipped=\"2\"") != NULL, "%s: JUnit counts both as skipped", s);

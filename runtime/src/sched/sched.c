@@ -874,6 +874,16 @@ bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed) {
     opt->stack_size = 256 * 1024;
     opt->max_tasks = SCHED_DEFAULT_MAX_TASKS;
     opt->trace_messages = true;
+    /* the legacy scheduler the variable would bring back is not built:
+     * refused rather than ignored (docs/scheduler.md) */
+    const char *sched = getenv("OXL_SIM_SCHED");
+    if (sched && strcmp(sched, "1") != 0) {
+        fprintf(stderr,
+                "error: OXL_SIM_SCHED='%s' is not supported: there is no legacy scheduler, every simulation runs "
+                "on the deterministic one (unset OXL_SIM_SCHED, or set it to 1)\n",
+                sched);
+        return false;
+    }
     const char *env = getenv("OXL_SIM_TIME_LIMIT");
     if (env) {
         char *end = NULL;

@@ -602,11 +602,14 @@ int oxl_world_restart(oxl_world *w, oxl_node_id id) {
     return OXL_OK;
 }
 
-static int schedule_node_fault(oxl_world *w, const char *call, sim_event_type type, oxl_node_id id,
-                               oxl_dur_ns d) {
+/* who: the caller to name when the fault cannot happen when it is due (a
+ * string the World owns), or NULL. */
+static int schedule_node_fault(oxl_world *w, const char *call, sim_event_type type, oxl_node_id id, oxl_dur_ns d,
+                               const char *who) {
     if (!sim_valid_node(w, id)) return sim_misuse(w, call, "unknown node %d", (int)id);
     if (d < 0) return sim_misuse(w, call, "negative duration %" PRId64 "ns", d);
     sim_event ev = {.type = (uint8_t)type, .node = id, .from = OXL_NO_NODE};
+    ev.u.call.arg = (void *)who;
     sim_schedule(w, w->now + d, &ev);
     return OXL_OK;
 }
@@ -618,17 +621,23 @@ int oxl_world_crash_for(oxl_world *w, oxl_node_id id, oxl_dur_ns d) {
         return sim_misuse(w, "oxl_world_crash_for", "node '%s' is already down", w->nodes[id].name);
     if (!node_fault(w, OXL_FAULT_CRASH, id, w->now, &d)) return OXL_OK;
     node_crash(w, id, w->next_seq);
-    return schedule_node_fault(w, "oxl_world_crash_for", SIM_RESTART, id, d);
+    return schedule_node_fault(w, "oxl_world_crash_for", SIM_RESTART, id, d, NULL);
 }
 
 int oxl_world_kill_after(oxl_world *w, oxl_node_id id, oxl_dur_ns d) {
     if (sim_valid_node(w, id) && d >= 0 && !node_fault(w, OXL_FAULT_KILL, id, w->now + d, NULL)) return OXL_OK;
-    return schedule_node_fault(w, "oxl_world_kill_after", SIM_KILL, id, d);
+    return schedule_node_fault(w, "oxl_world_kill_after", SIM_KILL, id, d, NULL);
+}
+
+int oxl_world_kill_after_by(oxl_world *w, oxl_node_id id, oxl_dur_ns d, const char *who) {
+    if (sim_valid_node(w, id) && d >= 0 && !node_fault(w, OXL_FAULT_KILL, id, w->now + d, NULL)) return OXL_OK;
+    return schedule_node_fault(w, "oxl_world_kill_after", SIM_KILL, id, d,
+                               who ? oxl_world_strf(w, "%s", who) : NULL);
 }
 
 int oxl_world_restart_after(oxl_world *w, oxl_node_id id, oxl_dur_ns d) {
     if (sim_valid_node(w, id) && d >= 0 && !node_fault(w, OXL_FAULT_RESTART, id, w->now + d, NULL)) return OXL_OK;
-    return schedule_node_fault(w, "oxl_world_restart_after", SIM_RESTART, id, d);
+    return schedule_node_fault(w, "oxl_world_restart_after", SIM_RESTART, id, d, NULL);
 }
 
 int oxl_world_set_clock_skew(oxl_world *w, oxl_node_id id, oxl_dur_ns skew) {
@@ -921,6 +930,9 @@ static bool world_step(oxl_world *w, oxl_time_ns limit) {
         case SIM_KILL:
             if (w->nodes[ev.node].up)
                 node_crash(w, ev.node, ev.seq);
+            else if (ev.u.call.arg) /* a caller that names itself: "kv.oxl:12: node.kill" */
+                oxl_world_fail(w, "%s: node '%s' is already down when the kill is due",
+                               (const char *)ev.u.call.arg, w->nodes[ev.node].name);
             else
                 sim_misuse(w, "oxl_world_kill_after", "node '%s' is already down", w->nodes[ev.node].name);
             break;

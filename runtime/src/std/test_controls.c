@@ -10,6 +10,7 @@
 #include "oxl_std_test.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Panics and blocks name the OxL line that called the control. */
@@ -159,11 +160,15 @@ static void kill_now(oxl_node_id id) {
 }
 
 void oxl_std_test_node_kill(oxl_string name, int64_t after) {
+    oxl_call_site at = oxl_extern_caller("(std.test)"); /* before anything can switch */
     no_negative("node.kill", after);
     size_t k;
     oxl_node_id *ids = nodes_named("node.kill", name, &k);
     if (after > 0) {
-        for (size_t i = 0; i < k; i++) oxl_world_kill_after(world(), ids[i], after);
+        /* the kill happens later: its failure names the OxL line now */
+        char who[512];
+        snprintf(who, sizeof who, "%s:%d: node.kill", at.file, (int)at.line);
+        for (size_t i = 0; i < k; i++) oxl_world_kill_after_by(world(), ids[i], after, who);
         return;
     }
     for (size_t i = 0; i < k; i++)

@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 cat >"$tmp/reviewed" <<'LIST'
 sched.c.o:clock_gettime  mono_ns: real-time runs only, and at a run's start before the fence is armed
 sched.c.o:clock_nanosleep  wait_until_due: real-time runs only
-sched.c.o:getenv  oxl_sched_options_default: OXL_SIM_TIME_LIMIT, read before a run starts
+sched.c.o:getenv  oxl_sched_options_default: OXL_SIM_TIME_LIMIT and OXL_SIM_SCHED, read before a run starts
 time.c.o:clock_gettime  system_now: only when no deterministic run is under way
 test_main.c.o:getenv  the OXL_TEST_* variables, read before the test's run starts
 test_trace_dump.c.o:getenv  OXL_SIM_TRACE_DUMP, read before the test's run starts

@@ -1,0 +1,66 @@
+/* tr_reproduce.c: the reproduce line of a failure, a command that gives
+ * the same run when pasted into a shell: the oxl the user ran (as typed,
+ * or `oxl` when PATH finds that same file), the package as it was named,
+ * the test and its seed, and every setting that changes what runs: -O2,
+ * -t, and the environment variables that change the build or the
+ * simulation. Names are quoted for sh (tr_shell_quote). */
+#include "tr_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Variables that change what a seed does or what is built, kept in front
+ * of the command when they are set. */
+static const char *const kept_env[] = {"OXL_SIM_TIME_LIMIT", "OXL_SIM_FENCE", "OXL_STD", "OXL_RUNTIME", NULL};
+
+/* Whether PATH's first "oxl" is the file exe names. */
+static bool path_finds(const char *exe) {
+    struct stat want, st;
+    const char *path = getenv("PATH");
+    if (!path || stat(exe, &want) != 0) return false;
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        char cand[TR_PATH];
+        /* an empty entry is the current directory */
+        if (tr_pathf(cand, sizeof cand, "%.*s/oxl", n ? (int)n : 1, n ? p : ".") && stat(cand, &st) == 0 &&
+            S_ISREG(st.st_mode) && (st.st_mode & 0111))
+            return st.st_dev == want.st_dev && st.st_ino == want.st_ino;
+        p += n;
+        if (*p == ':') p++;
+    }
+    return false;
+}
+
+void tr_oxl_command(const tr_runner *r, tr_buf *b) {
+    const char *a0 = r->hooks ? r->hooks->argv0 : NULL;
+    if (!a0 || !*a0) tr_buf_puts(b, "oxl");
+    else if (strchr(a0, '/') && path_finds(a0)) tr_buf_puts(b, "oxl");
+    else tr_shell_word(b, a0);
+}
+
+void tr_reproduce_line(tr_runner *r, tr_outcome *oc) {
+    tr_buf b = {0};
+    for (int i = 0; kept_env[i]; i++) {
+        const char *v = getenv(kept_env[i]);
+        if (!v) continue;
+        tr_buf_printf(&b, "%s=", kept_env[i]);
+        tr_shell_word(&b, v);
+        tr_buf_puts(&b, " ");
+    }
+    tr_oxl_command(r, &b);
+    tr_buf_puts(&b, " test ");
+    tr_shell_word(&b, r->o.pkg);
+    tr_buf_puts(&b, " --exact ");
+    tr_shell_quote(&b, oc->test->name);
+    if (oc->test->sim) tr_buf_printf(&b, " --seed %" PRIu64, oc->fail.seed);
+    if (r->o.opt_level == 2) tr_buf_puts(&b, " -O2");
+    if (r->o.timeout != TR_DEFAULT_TIMEOUT) tr_buf_printf(&b, " -t %g", r->o.timeout);
+    /* the policy is part of the seed's schedule */
+    if (oc->test->sim && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(&b, " --policy fifo");
+    if (oc->test->sim && r->o.policy == TR_POLICY_PCT)
+        tr_buf_printf(&b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
+    free(oc->reproduce);
+    oc->reproduce = b.s;
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# tests/runner/reproduce.sh: a reproduce line that works when pasted, as
+# TAP: it names the oxl that was run as it was typed (quoted when needed),
+# or `oxl` when PATH finds that same file, and never another oxl that PATH
+# finds; a package path with a space and non-ASCII letters is quoted; each
+# line pasted into `sh -c` reproduces the seed. `oxl test --list` shows each
+# test's index, which runs it in a kept binary (OXL_TEST_RUN), and
+# `--gdb --exact NAME --seed N -- -batch -ex run` runs that seed under gdb.
+# usage: reproduce.sh <oxl>
+oxl=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-reproduce-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export OXL_CACHE_DIR="$tmp/cache"
+unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE GITHUB_ACTIONS OXL_TEST_KEEP_BINARY
+cp -r "$here/pkg" "$tmp/pkg"
+mkdir -p "$tmp/my bin" "$tmp/other" "$tmp/pkg é 1"
+cp -r "$here/pkg/." "$tmp/pkg é 1/"
+ln -s "$oxl" "$tmp/my bin/oxl"
+printf '#!/bin/sh\necho "not this oxl" >&2\nexit 42\n' >"$tmp/other/oxl"
+chmod +x "$tmp/other/oxl"
+base_path=$PATH
+i=0 failed=0
+ok() { i=$((i + 1)); echo "ok $i - $1"; }
+not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# /' "$tmp/out" | head -30; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+line() { grep -m1 '^reproduce: ' "$tmp/out" | sed 's/^reproduce: //'; }
+# paste LINE: runs it as sh would, from $tmp; its output in $tmp/out2
+paste() { (cd "$tmp" && PATH=$paste_path sh -c "$1") >"$tmp/out2" 2>&1; }
+
+# run as typed, relative, with a space: PATH finds another oxl
+paste_path="$tmp/other:$base_path"
+(cd "$tmp" && PATH=$paste_path "./my bin/oxl" test pkg --kind sim >"$tmp/out" 2>&1)
+l=$(line)
+check "the oxl as typed, quoted" test "$l" = "'./my bin/oxl' test pkg --exact 'fails at seed 17' --seed 17"
+paste "$l"
+check "pasted into sh -c it reproduces (not PATH's other oxl)" grep -qF 'seed 17 failed (1 of 1 seeds run)' "$tmp/out2"
+
+# PATH finds this same oxl: `oxl`
+paste_path="$tmp/my bin:$base_path"
+(cd "$tmp" && PATH=$paste_path "./my bin/oxl" test "pkg é 1" --kind sim -O2 >"$tmp/out" 2>&1)
+l=$(line)
+check "oxl when PATH finds the same file; the package quoted; -O2 kept" \
+    test "$l" = "oxl test 'pkg é 1' --exact 'fails at seed 17' --seed 17 -O2"
+paste "$l"
+check "and it reproduces" grep -qF 'seed 17 failed (1 of 1 seeds run)' "$tmp/out2"
+(cd "$tmp" && PATH=$paste_path oxl test pkg --kind sim >"$tmp/out" 2>&1)
+check "run as oxl through PATH: oxl" test "$(line)" = "oxl test pkg --exact 'fails at seed 17' --seed 17"
+# an absolute path that PATH does not find stays absolute
+(cd "$tmp" && PATH=$base_path "$oxl" test pkg --kind sim -t 90 >"$tmp/out" 2>&1)
+l=$(line)
+check "an absolute oxl stays absolute; -t kept" test "$l" = "$oxl test pkg --exact 'fails at seed 17' --seed 17 -t 90"
+paste_path="$tmp/other:$base_path"
+paste "$l"
+check "and it reproduces" grep -qF 'seed 17 failed (1 of 1 seeds run)' "$tmp/out2"
+
+# --list: each test's index, for the kept binary
+(cd "$tmp" && OXL_TEST_KEEP_BINARY="$tmp/kept" "$oxl" test pkg --list >"$tmp/out" 2>&1)
+check "--list shows the index first" grep -qE '^ +2  sim   1\.\.40 +tests\.oxl:13:1  fails at seed 17$' "$tmp/out"
+check "and keeps the nodes line" grep -qx '      nodes: n0' "$tmp/out"
+idx=$(sed -n 's/^ *\([0-9]*\)  sim .*fails at seed 17$/\1/p' "$tmp/out")
+(OXL_TEST_RUN=$idx OXL_TEST_SEED=17 "$tmp/kept") >"$tmp/out" 2>&1; st=$?
+check "OXL_TEST_RUN=<that index> runs it in the kept binary (seed 17 fails: 101)" test "$st" -eq 101
+(OXL_TEST_RUN=$idx OXL_TEST_SEED=16 "$tmp/kept") >"$tmp/out" 2>&1; st=$?
+check "(seed 16 passes)" test "$st" -eq 0
+
+# --gdb (LeakSanitizer cannot run under ptrace: off for the debugged
+# binary of a sanitizer build)
+if command -v gdb >/dev/null 2>&1; then
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    export ASAN_OPTIONS
+    (cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17' --seed 17 -- -batch -ex run) >"$tmp/out" 2>&1
+    st=$?
+    check "--gdb runs the seed under gdb: its panic" grep -qF 'panic: assertion failed: sim.seed() != 17' "$tmp/out"
+    check "with OXL_TEST_SEED and OXL_SIM_REPORT set" grep -qF 'oxl-sim: seed=17 trace=' "$tmp/out"
+    check "gdb saw it exit with 101" grep -qF 'exited with code 0145]' "$tmp/out"
+    (cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17' --seed 16 -- -batch -ex run) >"$tmp/out" 2>&1
+    check "a passing seed exits normally under gdb" grep -qF 'exited normally]' "$tmp/out"
+else
+    for k in 1 2 3 4; do i=$((i + 1)); echo "ok $i # SKIP gdb is not installed"; done
+fi
+(cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17') >"$tmp/out" 2>&1; st=$?
+check "--gdb on a sim test without --seed: status 2" test "$st" -eq 2
+check "saying so" grep -qF "name the seed to debug with --seed N" "$tmp/out"
+(cd "$tmp" && "$oxl" test pkg --gdb --kind sim --seed 3) >"$tmp/out" 2>&1; st=$?
+check "--gdb matching two tests: status 2, named" sh -c "test $st -eq 2 && grep -qF -- '--gdb runs one test: 2 match' '$tmp/out'"
+(cd "$tmp" && "$oxl" test pkg -- -batch) >"$tmp/out" 2>&1; st=$?
+check "'--' without --gdb: still a usage error" test "$st" -eq 2
+echo "1..$i"
+[ "$failed" -eq 0 ]
