@@ -81,6 +81,18 @@ bool bench_oxl_sched_binary(const char *source_dir, char *bin, size_t cap) {
     return true;
 }
 
+void bench_oxl_sched_remove(const char *bin) {
+    char dir[PATH_MAX], err[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s", bin);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return;
+    *slash = '\0';
+    snprintf(err, sizeof err, "%s/err", dir);
+    unlink(bin);
+    unlink(err);
+    rmdir(dir);
+}
+
 enum { BENCH_MAX_ENV = 4096 };
 
 double bench_oxl_test_time(const char *bin, int index, int reps, double *best_wall) {

@@ -28,6 +28,8 @@ bool bench_oxl_tests(const char *oxl, const char *dir, const char *out, const ch
  * by the oxl beside the benchmark into a fresh directory under $TMPDIR;
  * its path into bin. False (with a line on stderr) when it cannot be had. */
 bool bench_oxl_sched_binary(const char *source_dir, char *bin, size_t cap);
+/* Removes that binary and its directory. */
+void bench_oxl_sched_remove(const char *bin);
 
 /* The least CPU time (user + system, from wait4) of `reps` runs of test
  * `index` of a test binary at seed 1 (OXL_TEST_RUN, OXL_TEST_SEED;

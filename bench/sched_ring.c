@@ -160,8 +160,10 @@ static double oxl_ns_per_hop(void) {
     double short_run = bench_oxl_test_time(bin, 0, 9, &short_wall), long_run = bench_oxl_test_time(bin, 1, 9, &long_wall);
     if (short_run < 0 || long_run < 0) {
         fprintf(stderr, "bench_sched_ring: a run of %s failed\n", bin);
+        bench_oxl_sched_remove(bin);
         return -1;
     }
+    bench_oxl_sched_remove(bin);
     double hops = (double)((5000 - 50) * TASKS);
     printf("sched_ring.oxl.wall_ns_per_hop: %.1f ns (best wall times, disturbed by the machine's load)\n",
            (long_wall - short_wall) * 1e9 / hops);

@@ -71,8 +71,10 @@ static double oxl_speedup(void) {
     double short_run = bench_oxl_test_time(bin, 2, 9, &short_wall), long_run = bench_oxl_test_time(bin, 3, 9, &long_wall);
     if (short_run < 0 || long_run < 0) {
         fprintf(stderr, "bench_time_compression: a run of %s failed\n", bin);
+        bench_oxl_sched_remove(bin);
         return -1;
     }
+    bench_oxl_sched_remove(bin);
     double simulated = 1.99 * (3600 - 36); /* the slowest ticker's end, less the short run's */
     printf("time_compression.oxl.ns_per_tick: %.1f ns (CPU time)\n", (long_run - short_run) * 1e9 / ((3600 - 36) * TASKS));
     printf("time_compression.oxl.wall_speedup: %.0f x (best wall times, disturbed by the machine's load)\n",
