@@ -73,18 +73,18 @@ if [ "$status" -ne 1 ] || ! grep -q "^seed $seed failed (1 of 1 seeds run)" "$tm
 fi
 
 echo
-echo "== shrink: oxl test $repro --shrink"
-(eval "exec \"\$oxl\" test $repro --shrink --shrink-out \"\$tmp/shrunk.schedule\"") >"$tmp/shrunk" 2>&1
+echo "== shrink: $repro --shrink (pasted into sh)"
+(exec sh -c "$repro --shrink --shrink-out '$tmp/shrunk.schedule'") >"$tmp/shrunk" 2>&1
 status=$?
 cat "$tmp/shrunk"
-replay=$(grep -m1 '^replay: oxl test ' "$tmp/shrunk" | sed 's/^replay: oxl test //')
+replay=$(grep -m1 '^replay: ' "$tmp/shrunk" | sed 's/^replay: //')
 if [ "$status" -ne 1 ] || [ -z "$replay" ] || [ ! -s "$tmp/shrunk.schedule" ]; then
     echo "run_pair: --shrink did not shrink seed $seed to a schedule file (exit status $status)" >&2
     exit 1
 fi
 echo
-echo "== replay: oxl test $replay"
-(eval "exec \"\$oxl\" test $replay") >"$tmp/replayed" 2>&1
+echo "== replay: $replay (pasted into sh)"
+(exec sh -c "$replay") >"$tmp/replayed" 2>&1
 status=$?
 grep -v '^  #' "$tmp/replayed"
 if [ "$status" -ne 1 ] || ! grep -q '^replay: the same failure as when it was shrunk' "$tmp/replayed"; then

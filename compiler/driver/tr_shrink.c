@@ -602,7 +602,9 @@ static int shrink_main(tr_runner *r, const tr_test *t) {
     }
     tr_buf b = {0};
     summary(&b, &sh, &orig, &best, tr_now() - t0);
-    tr_buf_printf(&b, "schedule: %s\nreplay: oxl test ", file);
+    tr_buf_printf(&b, "schedule: %s\nreplay: ", file);
+    tr_oxl_command(r, &b); /* the oxl invoked, as the reproduce line names it */
+    tr_buf_puts(&b, " test ");
     tr_shell_word(&b, r->o.pkg);
     tr_buf_puts(&b, " --exact ");
     tr_shell_quote(&b, t->name);
