@@ -112,6 +112,46 @@ static void *sim_root(void *arg) {
     return NULL;
 }
 
+static const char *status_word(oxl_sched_status st) {
+    switch (st) {
+    case OXL_SCHED_FINISHED: return "finished";
+    case OXL_SCHED_DEADLOCK: return "deadlock";
+    case OXL_SCHED_TIME_LIMIT: return "time-limit";
+    case OXL_SCHED_LIVELOCK: return "livelock";
+    case OXL_SCHED_WORLD_FAILED: return "world-failed";
+    case OXL_SCHED_PANICKED: return "panicked";
+    case OXL_SCHED_EXHAUSTED: return "exhausted";
+    }
+    return "?";
+}
+
+/* OXL_SIM_TRACE_DUMP: the file is opened before the run (a bad path is
+ * the variable's error, exit 2) and written after it, outside the fence. */
+static bool trace_dump_open(FILE **out) {
+    const char *path = getenv("OXL_SIM_TRACE_DUMP");
+    *out = NULL;
+    if (!path) return true;
+    if (!*path) {
+        fputs("error: OXL_SIM_TRACE_DUMP is empty: it names the file the run's trace is written to\n", stderr);
+        return false;
+    }
+    *out = fopen(path, "w");
+    if (!*out) {
+        fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s' cannot be written: %s\n", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static bool trace_dump_close(FILE *out, const oxl_trace_dump *d, uint64_t seed, const oxl_sched_result *r) {
+    oxl_trace_dump_result res = {status_word(r->status), r->end_time, r->trace_hash, r->report};
+    bool ok = oxl_trace_dump_write(d, seed, &res, out);
+    if (fclose(out) != 0) ok = false;
+    if (!ok) fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s': the trace could not be written\n",
+                     getenv("OXL_SIM_TRACE_DUMP"));
+    return ok;
+}
+
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
@@ -127,10 +167,23 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
         return 2;
     }
     if (debug && strcmp(debug, "1") == 0) opt.nodes_debug = stderr;
+    FILE *dump_out;
+    if (!trace_dump_open(&dump_out)) return 2;
+    oxl_trace_dump *dump = NULL;
+    if (dump_out) {
+        dump = oxl_trace_dump_new();
+        opt.trace_hook = oxl_trace_dump_hook;
+        opt.trace_hook_arg = dump;
+    }
     sim_session ss = {tc, getenv("OXL_DATA_DIR")};
     oxl_sched_result r = oxl_sched_run(sim_root, &ss, &opt);
     oxl_rt_flush();
     int status = oxl_sched_exit_status(&r, stderr);
+    if (dump_out) {
+        bool ok = trace_dump_close(dump_out, dump, seed, &r);
+        oxl_trace_dump_free(dump);
+        if (!ok && status == 0) status = 2;
+    }
     if (report) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%" PRIu64 "\n", seed, r.trace_hash,
                 r.switches);
