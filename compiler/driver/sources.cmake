@@ -18,6 +18,18 @@ endif()
 
 add_executable(oxl ${CMAKE_CURRENT_SOURCE_DIR}/driver/main.c ${CMAKE_CURRENT_SOURCE_DIR}/driver/build.c)
 target_sources(oxl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/driver/paths.c)
+# The timeline page's script and style sheet (driver/timeline/), embedded
+# as C strings at configure time; an edit of either configures again.
+set(OXL_TIMELINE_ASSETS_C ${CMAKE_BINARY_DIR}/generated/tr_timeline_assets.c)
+set(_tl_c "/* generated from compiler/driver/timeline/ by compiler/driver/sources.cmake */\n")
+foreach(_tl_asset js css)
+  set(_tl_file ${CMAKE_CURRENT_SOURCE_DIR}/driver/timeline/timeline.${_tl_asset})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_tl_file})
+  file(READ ${_tl_file} _tl_hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," _tl_hex "${_tl_hex}")
+  string(APPEND _tl_c "extern const char tr_timeline_${_tl_asset}[];\nconst char tr_timeline_${_tl_asset}[] = {${_tl_hex}0x00};\n")
+endforeach()
+file(GENERATE OUTPUT ${OXL_TIMELINE_ASSETS_C} CONTENT "${_tl_c}")
 # The test runner without its builder: the oxl executable and the runner's
 # own tests (tests/runner/, which hand it a fake test binary) compile it.
 set(OXL_TEST_RUNNER_SOURCES
@@ -36,6 +48,8 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_timeline.c
+  ${OXL_TIMELINE_ASSETS_C}
   CACHE INTERNAL "")
 target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE

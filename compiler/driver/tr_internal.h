@@ -11,6 +11,7 @@
  *   tr_report.c    the text the formats share; tr_report_{human,tap,json}.c
  *                  the report formats (a tr_reporter each); tr_junit.c the
  *                  JUnit file written after the run
+ *   tr_timeline.c  --timeline: the seed's whole trace as an HTML page
  *   tr_exec.c      processes and signals; tr_serve.c the fork server
  *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
@@ -211,6 +212,7 @@ typedef struct tr_opts {
     const char *color;
     bool show_commands;
     int opt_level;
+    const char *timeline; /* --timeline FILE */
 } tr_opts;
 
 typedef struct tr_test {
@@ -394,6 +396,14 @@ void tr_not_run_text(const tr_runner *r, const tr_outcome *oc, tr_buf *b);
 void tr_print_captured(const char *label, const char *text, size_t omitted);
 /* Writes b to stdout, flushes, frees b. */
 void tr_emit(tr_buf *b);
+
+/* tr_timeline.c: --timeline FILE (docs/testing.md, Timeline).
+ * tr_timeline_check says before the build whether the file can be
+ * written; tr_timeline_write, after the run, runs the seed once more with
+ * a trace dump and writes the page: status, or a usage error (said) when
+ * no page could be written. */
+int tr_timeline_check(const tr_runner *r);
+int tr_timeline_write(tr_runner *r, int status);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */

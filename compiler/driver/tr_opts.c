@@ -159,6 +159,13 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
                 return TR_EXIT_USAGE;
             }
             o->junit = v;
+        } else if ((m = VALUE("--timeline", NULL))) {
+            if (m < 0) return TR_EXIT_USAGE;
+            if (!*v) {
+                tr_usage("%s", "--timeline needs a file name");
+                return TR_EXIT_USAGE;
+            }
+            o->timeline = v;
         } else if ((m = VALUE("--partition", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
             uint64_t mm, nn;
@@ -198,6 +205,14 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
     if (!o->pkg) o->pkg = ".";
     if (o->has_seed && o->has_seeds) {
         tr_usage("%s", "--seed and --seeds cannot be used together");
+        return TR_EXIT_USAGE;
+    }
+    if (o->timeline && (!o->exact || !o->has_seed)) {
+        tr_usage("%s", "--timeline draws one seed of one test: it needs --exact NAME and --seed N");
+        return TR_EXIT_USAGE;
+    }
+    if (o->timeline && o->list) {
+        tr_usage("%s", "--timeline runs a seed; it cannot be used with --list");
         return TR_EXIT_USAGE;
     }
     if (o->has_seed) {
