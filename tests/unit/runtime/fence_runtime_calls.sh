@@ -22,6 +22,7 @@ sched.c.o:clock_nanosleep  wait_until_due: real-time runs only
 sched.c.o:getenv  oxl_sched_options_default: OXL_SIM_TIME_LIMIT, read before a run starts
 time.c.o:clock_gettime  system_now: only when no deterministic run is under way
 test_main.c.o:getenv  the OXL_TEST_* variables, read before the test's run starts
+test_main.c.o:fopen  OXL_SIM_TRACE_DUMP: the dump's file, opened before the test's run starts and written after it ends
 test_serve.c.o:open  the fork server's capture files, before any test runs
 test_serve.c.o:fork  the fork server, before any test runs
 test_serve.c.o:getpid  the fork server's pid, before the fork of a child
