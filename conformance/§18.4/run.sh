@@ -13,6 +13,8 @@
 #   expected_absent   optional: texts that must not appear anywhere
 #   env               optional: VAR=value lines set for the run (and the re-run)
 #   expected_files    optional: files the run must leave in the package
+#   expected_in_files optional: lines `FILE<tab>TEXT`: the run leaves FILE
+#                     in the package and TEXT occurs in it
 #   reproduce         optional, empty: the printed `reproduce: oxl test ...`
 #                     command is run as well and must exit with the same
 #                     status and print the same `seed N failed` line
@@ -102,6 +104,21 @@ for dir in "$@"; do
                 break
             fi
         done <"$dir/expected_files"
+    fi
+    if [ -z "$why" ] && [ -f "$dir/expected_in_files" ]; then
+        tab=$(printf '\t')
+        while IFS= read -r line; do
+            [ -n "$line" ] || continue
+            f=${line%%"$tab"*}
+            text=${line#*"$tab"}
+            if [ ! -f "$work/$f" ]; then
+                why="the run did not leave $f"
+                break
+            elif ! grep -qF -- "$text" "$work/$f"; then
+                why="$f does not hold: $text"
+                break
+            fi
+        done <"$dir/expected_in_files"
     fi
     if [ -z "$why" ]; then
         ok "$name"

@@ -151,7 +151,7 @@ bool oxl_trace_dump_write(const oxl_trace_dump *d, uint64_t seed, const oxl_trac
         putc('\t', out);
         if (x->site_file) {
             put_field(x->site_file, out);
-            fprintf(out, ":%d", (int)x->site_line);
+            if (x->site_line > 0) fprintf(out, ":%d", (int)x->site_line);
         } else {
             putc('-', out);
         }
