@@ -937,7 +937,13 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     }
     oxl_trace_hook saved_hook = s->world->trace_hook;
     void *saved_hook_arg = s->world->trace_hook_arg;
-    if (s->opt.trace_hook) oxl_world_set_trace_hook(s->world, s->opt.trace_hook, s->opt.trace_hook_arg);
+    if (s->opt.trace_hook) {
+        /* what the World recorded before (its making) the hook sees first */
+        oxl_trace_event ev;
+        for (uint64_t i = 0; i < oxl_world_trace_count(s->world); i++)
+            if (oxl_world_trace_event(s->world, i, &ev)) s->opt.trace_hook(s->world, &ev, s->opt.trace_hook_arg);
+        oxl_world_set_trace_hook(s->world, s->opt.trace_hook, s->opt.trace_hook_arg);
+    }
     oxl_rng_seed(&s->select_rng, s->opt.seed, "select");
     oxl_rng_seed(&s->user_rng, s->opt.seed, "user");
     sched_policy_init(s);
