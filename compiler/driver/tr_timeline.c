@@ -306,7 +306,9 @@ static bool run_seed(tr_runner *r, const tr_test *test, const char *dump, const 
 
 int tr_timeline_write(tr_runner *r, int status) {
     if (!r->o.timeline || r->interrupted) return status;
-    int bad = status == TR_EXIT_PASS || status == TR_EXIT_FAILED ? TR_EXIT_USAGE : status;
+    /* as for --junit: a page that could not be had turns a pass into a
+     * usage error and leaves a failure the failure it is */
+    int bad = status == TR_EXIT_PASS ? TR_EXIT_USAGE : status;
     const tr_test *test = timeline_test(r);
     if (!test) {
         fprintf(stderr, "oxl test: --timeline: '%s' is not a sim test of this run\n", r->o.exact);

@@ -10,6 +10,10 @@
 oxl=$1
 src=$2
 shot=$3
+case $oxl in
+/*) ;;
+*/*) oxl=$(pwd)/$oxl ;;
+esac
 chromium=$(command -v chromium || command -v chromium-browser)
 if [ -z "$chromium" ]; then
     echo "1..0 # SKIP chromium is not installed (tools/deps installs it)"
@@ -39,14 +43,16 @@ browse() {
         --hide-scrollbars "$@" 2>>"$tmp/chromium.log"
 }
 
-echo "1..22"
+echo "1..23"
 
 name='no order charged twice, no stock lost'
-"$oxl" test "$tmp/shop" --exact "$name" --seed 4 --timeline "$tmp/shop.html" >"$tmp/out" 2>"$tmp/err"
+# from the scratch directory: the page's reproduce line names `shop`
+(cd "$tmp" && exec "$oxl" test shop --exact "$name" --seed 4 --timeline shop.html) >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "the failing seed: status 1" test "$st" -eq 1
 check "the page is written" test -s "$tmp/shop.html"
-check "it says so" grep -qF "timeline of seed 4 (panicked," "$tmp/err"
+check "it says so" grep -qF "timeline of seed 4 (panicked, 669 events, 6 nodes) written to shop.html" "$tmp/err"
+check "the reproduce line in the page" grep -qF "<code>oxl test shop --exact 'no order charged twice, no stock lost' --seed 4</code>" "$tmp/shop.html"
 # (the one address in it is the SVG namespace, a name, never loaded)
 check "self-contained: no external script, sheet, image, frame or address" sh -c \
     "! grep -qiE '<(script|img|iframe)[^>]* src=|<link[^>]*href=|@import|url\\((https?:|//)' '$tmp/shop.html' &&
@@ -83,6 +89,6 @@ check "it draws the pass at the end, no failure" sh -c \
 check "its lane and its tasks" sh -c "grep -qF 'data-node=\"n0\"' '$tmp/pass.dom' && grep -qE 'class=\"task' '$tmp/pass.dom'"
 
 # the determinism of the page: the same seed draws the same page
-"$oxl" test "$tmp/shop" --exact "$name" --seed 4 --timeline "$tmp/shop2.html" >/dev/null 2>&1
+(cd "$tmp" && exec "$oxl" test shop --exact "$name" --seed 4 --timeline shop2.html) >/dev/null 2>&1
 check "the same seed writes the same page" cmp -s "$tmp/shop.html" "$tmp/shop2.html"
 [ "$failed" -eq 0 ]
