@@ -70,7 +70,10 @@
         if (!e.label || e.label === c.label) { c.end = e.time; return false; }
         return true;
       });
-      shades.forEach(function (c) { if (c.end !== null && c.end > e.time && !e.label && c.start <= e.time) c.end = e.time; });
+      // a heal of every link also ends the timed cuts still in force
+      shades.forEach(function (c) {
+        if (c.kind !== "down" && !e.label && c.end !== null && c.end > e.time && c.start <= e.time) c.end = e.time;
+      });
       marks.push({cls: "heal", ev: e, lane: WORLD, text: "heal " + (e.label || "all links")});
     } else if (e.kind === "kill") {
       downSince[e.node] = e.time;
