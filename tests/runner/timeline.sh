@@ -43,7 +43,7 @@ browse() {
         --hide-scrollbars "$@" 2>>"$tmp/chromium.log"
 }
 
-echo "1..23"
+echo "1..25"
 
 name='no order charged twice, no stock lost'
 # from the scratch directory: the page's reproduce line names `shop`
@@ -74,6 +74,16 @@ check "the failure at the end, with its message" sh -c \
     "grep -qF 'id=\"failure\"' '$tmp/shop.dom' && grep -qF 'an order charged twice' '$tmp/shop.dom'"
 check "hover details on the arrows" grep -qE 'data-info="message api-0 -&gt; storage-0 \([0-9]+ bytes\), sent at' "$tmp/shop.dom"
 check "a task's spawn site in its details" grep -qE 'spawned at [a-z_]+\.oxl:[0-9]+' "$tmp/shop.dom"
+
+# the view in the address: a zoom of 4 draws the chart 4 times as wide;
+# the x axis as the trace's events labels its ticks with event numbers
+svg_width() { sed -n 's/.*<svg id="timeline" width="\([0-9.]*\)".*/\1/p' "$1" | head -n 1; }
+browse --window-size=1000,700 --dump-dom "file://$tmp/shop.html" >"$tmp/z1.dom"
+browse --window-size=1000,700 --dump-dom "file://$tmp/shop.html#zoom=4&mode=steps" >"$tmp/z4.dom"
+w1=$(svg_width "$tmp/z1.dom")
+w4=$(svg_width "$tmp/z4.dom")
+check "zoom: #zoom=4 draws it 4 times as wide ($w1 -> $w4)" sh -c "[ -n '$w1' ] && [ -n '$w4' ] && awk 'BEGIN { exit !($w4 == 4 * $w1) }'"
+check "#mode=steps: ticks at trace events" sh -c "grep -qE 'text-anchor=\"start\">#[0-9]+ ' '$tmp/z4.dom' && ! grep -qE 'text-anchor=\"start\">#[0-9]+ ' '$tmp/z1.dom'"
 
 rm -f "$shot"
 browse --window-size=1280,760 --screenshot="$shot" "file://$tmp/shop.html" >/dev/null

@@ -10,6 +10,16 @@
   var LABEL_W = 120, ROW_H = 14, LANE_PAD = 10, MARK_ROW = 18, TOP = 28, MAX_ROWS = 6;
   var zoom = 1, mode = "time";
   var tip = document.getElementById("tip");
+  // the view in the address: run.html#zoom=8&mode=steps opens as it was
+  (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) {
+    var p = kv.split("="), v = decodeURIComponent(p[1] || "");
+    if (p[0] === "zoom" && +v >= 1) zoom = Math.min(2000, +v);
+    if (p[0] === "mode" && (v === "time" || v === "steps")) mode = v;
+  });
+  document.getElementById("mode").value = mode;
+  function keepView() {
+    try { history.replaceState(null, "", "#zoom=" + zoom + "&mode=" + mode); } catch (e) { /* a sandboxed file */ }
+  }
 
   function fmtTime(ns) {
     var neg = ns < 0;
@@ -241,12 +251,13 @@
     var before = (wrap.scrollLeft + (anchorFrac || 0.5) * wrap.clientWidth) / Math.max(1, wrap.scrollWidth);
     zoom = Math.max(1, Math.min(2000, z));
     draw();
+    keepView();
     wrap.scrollLeft = before * wrap.scrollWidth - (anchorFrac || 0.5) * wrap.clientWidth;
   }
   document.getElementById("zoom-in").onclick = function () { setZoom(zoom * 2); };
   document.getElementById("zoom-out").onclick = function () { setZoom(zoom / 2); };
   document.getElementById("zoom-fit").onclick = function () { setZoom(1); };
-  document.getElementById("mode").onchange = function (ev) { mode = ev.target.value; draw(); };
+  document.getElementById("mode").onchange = function (ev) { mode = ev.target.value; draw(); keepView(); };
   document.getElementById("chart").addEventListener("wheel", function (ev) {
     if (!ev.ctrlKey && !ev.altKey) return;
     ev.preventDefault();
