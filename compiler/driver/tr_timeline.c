@@ -17,7 +17,7 @@
 extern const char tr_timeline_js[], tr_timeline_css[];
 
 #define TL_MAX_DUMP (1u << 30)     /* bytes of a dump read back */
-#define TL_MAX_DRAWN 200000u       /* events in the page: the last ones */
+#define TL_MAX_DRAWN 50000u        /* events in the page: the last ones (a browser draws them in seconds) */
 #define TL_MAX_FIELDS 10
 #define TL_DUMP_VERSION "1"         /* the runtime's OXL_TRACE_DUMP_VERSION this reads */
 

@@ -5,6 +5,7 @@
 // it loads nothing.
 (function () {
   "use strict";
+  var tStart = performance.now();
   var run = JSON.parse(document.getElementById("oxl-run").textContent);
   var SVGNS = "http://www.w3.org/2000/svg";
   var LABEL_W = 120, ROW_H = 14, LANE_PAD = 10, MARK_ROW = 18, TOP = 28, MAX_ROWS = 6;
@@ -139,9 +140,10 @@
     if (parent) parent.appendChild(x);
     return x;
   }
+  // the details shown on hover (#tip); no <title> as well: a second copy
+  // of every text would double a large page's DOM
   function info(x, text) {
     x.setAttribute("data-info", text);
-    el("title", {}, x, text);
     return x;
   }
 
@@ -265,6 +267,9 @@
     setZoom(zoom * (ev.deltaY < 0 ? 1.25 : 0.8), (ev.clientX - r.left) / Math.max(1, r.width));
   }, {passive: false});
   window.addEventListener("resize", draw);
+  var t1 = performance.now();
+  document.body.setAttribute("data-model-ms", String(Math.round(t1 - tStart)));
   draw();
+  document.body.setAttribute("data-draw-ms", String(Math.round(performance.now() - t1)));
   document.body.setAttribute("data-rendered", "yes");
 })();
