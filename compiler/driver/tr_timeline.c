@@ -164,6 +164,14 @@ static void first_line(char *buf, size_t cap, const char *s) {
     buf[n] = '\0';
 }
 
+/* A field the page takes as a JSON number: decimal digits only. */
+static bool is_count(const char *s) {
+    if (!*s || strlen(s) > 20) return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return false;
+    return true;
+}
+
 static bool render(tr_runner *r, const tr_test *test, tl_run *t, const char *out_text, tr_buf *page) {
     char headline[512];
     first_line(headline, sizeof headline, t->report);
@@ -187,7 +195,7 @@ static bool render(tr_runner *r, const tr_test *test, tl_run *t, const char *out
     for (size_t i = first; i < t->nevents; i++) {
         char *f[TL_MAX_FIELDS];
         size_t n = split_fields(t->events[i], f, TL_MAX_FIELDS);
-        if (n != 10) {
+        if (n != 10 || !is_count(f[1]) || !is_count(f[2]) || !is_count(f[3]) || !is_count(f[7])) {
             fprintf(stderr, "oxl test: a malformed event line in the trace dump (%zu fields)\n", n);
             tr_buf_free(&data);
             return false;
