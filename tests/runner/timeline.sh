@@ -43,7 +43,7 @@ browse() {
         --hide-scrollbars "$@" 2>>"$tmp/chromium.log"
 }
 
-echo "1..25"
+echo "1..26"
 
 name='no order charged twice, no stock lost'
 # from the scratch directory: the page's reproduce line names `shop`
@@ -84,6 +84,13 @@ w1=$(svg_width "$tmp/z1.dom")
 w4=$(svg_width "$tmp/z4.dom")
 check "zoom: #zoom=4 draws it 4 times as wide ($w1 -> $w4)" sh -c "[ -n '$w1' ] && [ -n '$w4' ] && awk 'BEGIN { exit !($w4 == 4 * $w1) }'"
 check "#mode=steps: ticks at trace events" sh -c "grep -qE 'text-anchor=\"start\">#[0-9]+ ' '$tmp/z4.dom' && ! grep -qE 'text-anchor=\"start\">#[0-9]+ ' '$tmp/z1.dom'"
+
+# #event=N: the mark of trace event N outlined, its details shown
+drop=$(grep -oE '\[[0-9]+,[0-9]+,[0-9]+,"drop"' "$tmp/shop.html" | head -n 1 | sed 's/^\[\([0-9]*\),.*/\1/')
+browse --window-size=1000,700 --dump-dom "file://$tmp/shop.html#event=$drop" >"$tmp/ev.dom"
+check "#event=$drop: the dropped message outlined, its details shown" sh -c \
+    "[ -n '$drop' ] && grep -qE 'class=\"msg dropped[^\"]* focus\"' '$tmp/ev.dom' &&
+     grep -qE '<div id=\"tip\" style=\"display: block;[^>]*>#$drop: message [^<]*: dropped \(link cut\)' '$tmp/ev.dom'"
 
 rm -f "$shot"
 browse --window-size=1280,760 --screenshot="$shot" "file://$tmp/shop.html" >/dev/null

@@ -9,17 +9,20 @@
   var run = JSON.parse(document.getElementById("oxl-run").textContent);
   var SVGNS = "http://www.w3.org/2000/svg";
   var LABEL_W = 120, ROW_H = 14, LANE_PAD = 10, MARK_ROW = 18, TOP = 28, MAX_ROWS = 6;
-  var zoom = 1, mode = "time";
+  var zoom = 1, mode = "time", focusEvent = null;
   var tip = document.getElementById("tip");
   // the view in the address: run.html#zoom=8&mode=steps opens as it was
   (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) {
     var p = kv.split("="), v = decodeURIComponent(p[1] || "");
     if (p[0] === "zoom" && +v >= 1) zoom = Math.min(2000, +v);
     if (p[0] === "mode" && (v === "time" || v === "steps")) mode = v;
+    if (p[0] === "event" && /^[0-9]+$/.test(v)) focusEvent = v;
   });
   document.getElementById("mode").value = mode;
   function keepView() {
-    try { history.replaceState(null, "", "#zoom=" + zoom + "&mode=" + mode); } catch (e) { /* a sandboxed file */ }
+    try {
+      history.replaceState(null, "", "#zoom=" + zoom + "&mode=" + mode + (focusEvent !== null ? "&event=" + focusEvent : ""));
+    } catch (e) { /* a sandboxed file */ }
   }
 
   function fmtTime(ns) {
@@ -186,7 +189,7 @@
     spans.forEach(function (s) {
       var L = laneY[lane(s.node)], x1 = X(s.start), x2 = s.end ? X(s.end) : LABEL_W + plotW;
       var yy = L.top + LANE_PAD + MARK_ROW + s.row * ROW_H;
-      info(el("rect", {"class": "task" + (s.end ? "" : " alive"), x: x1, y: yy + 1, width: Math.max(2, x2 - x1), height: ROW_H - 3, rx: 2}, gt),
+      info(el("rect", {"class": "task" + (s.end ? "" : " alive"), "data-event": s.start.index, "data-end": s.end ? s.end.index : "", x: x1, y: yy + 1, width: Math.max(2, x2 - x1), height: ROW_H - 3, rx: 2}, gt),
            "task " + s.id + " on " + (s.node < 0 ? "the process" : nodes[s.node]) + (s.site && s.site !== "-" ? ", spawned at " + s.site : "") +
            "\nfrom " + fmtTime(s.start.time) + " to " + (s.end ? fmtTime(s.end.time) : "the end") + ": " + s.how);
     });
@@ -198,7 +201,7 @@
         x2 = x1 + 24; y2 = y1 + (y2 - y1) / 2;
       }
       var cls = "msg" + (m.dropped ? " dropped" : "") + (m.dup ? " duplicate" : "") + (m.end ? "" : " inflight");
-      var g = info(el("g", {"class": cls}, gm),
+      var g = info(el("g", {"class": cls, "data-event": m.send.index, "data-end": m.end ? m.end.index : ""}, gm),
                    (m.dup ? "duplicate of a message " : "message ") + nodes[m.from] + " -> " + nodes[m.to] + " (" + m.bytes + " bytes), sent at " +
                    fmtTime(m.send.time) + ": " + m.fate + (m.end ? " at " + fmtTime(m.end.time) : ""));
       el("line", {x1: x1, y1: y1, x2: x2, y2: y2, "marker-end": m.dropped ? "" : "url(#arrow)"}, g);
@@ -211,7 +214,7 @@
     el("path", {d: "M0 0 L10 5 L0 10 z", "class": "arrow-head"}, mk);
     var gk = el("g", {"class": "marks"}, svg);
     marks.forEach(function (k) {
-      var x = X(k.ev), yy = midY(k.lane), g = info(el("g", {"class": "mark " + k.cls}, gk), fmtTime(k.ev.time) + " " + k.text);
+      var x = X(k.ev), yy = midY(k.lane), g = info(el("g", {"class": "mark " + k.cls, "data-event": k.ev.index}, gk), fmtTime(k.ev.time) + " " + k.text);
       if (k.cls === "crash") el("path", {d: "M" + (x - 6) + " " + (yy - 6) + " l12 12 m0 -12 l-12 12"}, g);
       else if (k.cls === "restart" || k.cls === "boot") el("path", {d: "M" + x + " " + (yy - 7) + " l6 10 l-12 0 z"}, g);
       else if (k.cls === "note") { el("path", {d: "M" + x + " " + (yy + 6) + " l0 -14 l8 3 l-8 3"}, g); }
@@ -271,5 +274,21 @@
   document.body.setAttribute("data-model-ms", String(Math.round(t1 - tStart)));
   draw();
   document.body.setAttribute("data-draw-ms", String(Math.round(performance.now() - t1)));
+  // #event=N: the mark, arrow or span of trace event N, scrolled to,
+  // outlined and its details shown (a link to one moment of the run)
+  function focus() {
+    if (focusEvent === null) return;
+    var x = document.querySelector('[data-event="' + focusEvent + '"]') || document.querySelector('[data-end="' + focusEvent + '"]');
+    if (!x) return;
+    x.classList.add("focus");
+    var box = x.getBoundingClientRect(), wrap = document.getElementById("chart");
+    wrap.scrollLeft += box.left - wrap.getBoundingClientRect().left - wrap.clientWidth / 2;
+    box = x.getBoundingClientRect();
+    tip.textContent = "#" + focusEvent + ": " + x.getAttribute("data-info");
+    tip.style.display = "block";
+    tip.style.left = (box.right + window.scrollX + 8) + "px";
+    tip.style.top = (box.bottom + window.scrollY + 8) + "px";
+  }
+  focus();
   document.body.setAttribute("data-rendered", "yes");
 })();
