@@ -254,6 +254,8 @@ static bool render(tr_runner *r, const tr_test *test, tl_run *t, const char *out
                   failed ? "" : " ok");
     tr_xml_text(page, *t->report ? t->report : failed ? t->status : "the run finished: every task ended");
     tr_buf_puts(page, "</pre>\n");
+    tr_buf_printf(page, "<details id=\"events\"><summary>the trace: %zu events, one a line</summary>"
+                        "<pre id=\"event-list\"></pre></details>\n", t->nevents - first);
     if (out_text && *out_text) {
         tr_buf_puts(page, "<details><summary>the test's stdout</summary><pre>");
         tr_xml_text(page, out_text);

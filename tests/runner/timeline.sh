@@ -43,7 +43,7 @@ browse() {
         --hide-scrollbars "$@" 2>>"$tmp/chromium.log"
 }
 
-echo "1..26"
+echo "1..27"
 
 name='no order charged twice, no stock lost'
 # from the scratch directory: the page's reproduce line names `shop`
@@ -91,6 +91,11 @@ browse --window-size=1000,700 --dump-dom "file://$tmp/shop.html#event=$drop" >"$
 check "#event=$drop: the dropped message outlined, its details shown" sh -c \
     "[ -n '$drop' ] && grep -qE 'class=\"msg dropped[^\"]* focus\"' '$tmp/ev.dom' &&
      grep -qE '<div id=\"tip\" style=\"display: block;[^>]*>#$drop: message [^<]*: dropped \(link cut\)' '$tmp/ev.dom'"
+
+browse --dump-dom "file://$tmp/shop.html#trace" >"$tmp/trace.dom"
+check "#trace: the trace as text, the drop among its lines" sh -c \
+    "grep -qE '^#$drop @0s drop +api-0 -&gt; storage-0 \(link cut\)$' '$tmp/trace.dom' &&
+     [ \$(grep -oE '#[0-9]+ @[0-9.]+s ' '$tmp/trace.dom' | wc -l) -eq 669 ]"
 
 rm -f "$shot"
 browse --window-size=1280,760 --screenshot="$shot" "file://$tmp/shop.html" >/dev/null

@@ -9,7 +9,7 @@
   var run = JSON.parse(document.getElementById("oxl-run").textContent);
   var SVGNS = "http://www.w3.org/2000/svg";
   var LABEL_W = 120, ROW_H = 14, LANE_PAD = 10, MARK_ROW = 18, TOP = 28, MAX_ROWS = 6;
-  var zoom = 1, mode = "time", focusEvent = null;
+  var zoom = 1, mode = "time", focusEvent = null, openTrace = false;
   var tip = document.getElementById("tip");
   // the view in the address: run.html#zoom=8&mode=steps opens as it was
   (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) {
@@ -17,6 +17,7 @@
     if (p[0] === "zoom" && +v >= 1) zoom = Math.min(2000, +v);
     if (p[0] === "mode" && (v === "time" || v === "steps")) mode = v;
     if (p[0] === "event" && /^[0-9]+$/.test(v)) focusEvent = v;
+    if (p[0] === "trace") openTrace = true;
   });
   document.getElementById("mode").value = mode;
   function keepView() {
@@ -290,5 +291,33 @@
     tip.style.top = (box.bottom + window.scrollY + 8) + "px";
   }
   focus();
+
+  // the trace as text, one event a line as the trace tail prints it,
+  // written when its section is first opened
+  function nodeName(n) { return n < 0 ? "-" : nodes[n]; }
+  function describe(e) {
+    var who = nodeName(e.node), peer = nodeName(e.peer);
+    switch (e.kind) {
+    case "send": case "duplicate": return who + " -> " + peer + " (" + e.arg + " bytes)";
+    case "deliver": return peer + " -> " + who + " (" + e.arg + " bytes)";
+    case "drop": return who + " -> " + peer + " (" + ({1: "link cut", 2: "random drop", 3: "node down"}[e.arg] || "?") + ")";
+    case "kill": case "start": case "restart": return who + " (incarnation " + e.arg + ")";
+    case "task": return e.label + " task " + (e.arg % TASK_MASK) + " on " + (e.node < 0 ? "process" : who) +
+                        (e.site && e.site !== "-" ? " (" + e.site + ")" : "");
+    case "net": return e.label + " = " + e.arg;
+    case "rpc": return who + ": " + e.label + (e.peer >= 0 ? " with " + peer : "");
+    case "partition": case "heal": return e.label || "all links";
+    default: return (e.node < 0 ? "" : who + ": ") + e.label;
+    }
+  }
+  var list = document.getElementById("events");
+  if (list) list.addEventListener("toggle", function () {
+    var pre = document.getElementById("event-list");
+    if (!list.open || pre.textContent) return;
+    pre.textContent = E.map(function (e) {
+      return "#" + e.index + " @" + fmtTime(e.time) + " " + (e.kind + "         ").slice(0, 9) + " " + describe(e);
+    }).join("\n");
+  });
+  if (list && openTrace) list.open = true; // #trace: the list open (its toggle fills it)
   document.body.setAttribute("data-rendered", "yes");
 })();
