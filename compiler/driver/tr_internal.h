@@ -399,7 +399,7 @@ void tr_emit(tr_buf *b);
 
 /* tr_timeline.c: --timeline FILE (docs/testing.md, Timeline).
  * tr_timeline_check says before the build whether the file can be
- * written; tr_timeline_write, after the run, runs the seed once more with
+ * written (and unsets OXL_SIM_TRACE_DUMP for every other process); tr_timeline_write, after the run, runs the seed once more with
  * a trace dump and writes the page: status, or a usage error (said) when
  * no page could be written. */
 int tr_timeline_check(const tr_runner *r);

@@ -24,6 +24,10 @@ extern const char tr_timeline_js[], tr_timeline_css[];
 /* The path's directory must exist and be writable, and the path must not
  * be a directory: said before the build, not after the run. */
 int tr_timeline_check(const tr_runner *r) {
+    /* a trace dump is the timeline's run's alone: the run's servers and
+     * seeds never get one from the environment (they would all write the
+     * same file) */
+    unsetenv("OXL_SIM_TRACE_DUMP");
     const char *path = r->o.timeline;
     if (!path) return TR_GO_ON;
     struct stat st;

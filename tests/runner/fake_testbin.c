@@ -27,6 +27,7 @@
  *                calling exit(0) would): no report line
  *     exhaust    "resource exhausted: ..." and exit 102, as a run the
  *                machine cannot give a stack ends
+ *     nodumpvar  fail when OXL_SIM_TRACE_DUMP is set (it must not reach a seed)
  *     exhaustonce the same the first time only, a pass after (needs
  *                FAKE_STATE_DIR): a run that ran out where another did not
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
@@ -346,6 +347,10 @@ static int run_test(void) {
     if (has_rule(t->rules, "exit0", seed, NULL)) {
         fflush(stdout);
         exit(0);
+    }
+    if (has_rule(t->rules, "nodumpvar", seed, NULL) && getenv("OXL_SIM_TRACE_DUMP")) {
+        fprintf(stderr, "assertion failed: OXL_SIM_TRACE_DUMP reached seed %" PRIu64 "\n", seed);
+        exit(101);
     }
     if (has_rule(t->rules, "out", seed, NULL)) {
         printf("stdout of seed %" PRIu64 "\n", seed);

@@ -67,6 +67,16 @@ static void test_no_dump(void) {
     tap_ok(access(page, F_OK) != 0, "no page is left");
     free_result(&r);
 
+    /* exported by hand, the variable reaches no seed of a run: the fake
+     * would fail on it (FAKE_TESTS rule nodumpvar) */
+    char var[1200];
+    snprintf(var, sizeof var, "OXL_SIM_TRACE_DUMP=%s/exported", work);
+    set_tests("sim|1|10|passes|nodumpvar\n");
+    r = run_env(ENV(var), ARGS(pkg, "--seeds", "1..4", "-j", "2"));
+    tap_is_int(r.status, 0, "OXL_SIM_TRACE_DUMP in oxl test's environment reaches no seed");
+    free_result(&r);
+    set_tests("sim|1|10|passes|\nsim|1|10|fails|fail@3\nunit|-|-|u|\n");
+
     r = run_env(NULL, ARGS(pkg, "--exact", "nosuch", "--seed", "3", "--timeline", page));
     tap_is_int(r.status, 4, "--timeline of a test that does not exist: no test matched");
     free_result(&r);

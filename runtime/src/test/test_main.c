@@ -127,9 +127,10 @@ static const char *status_word(oxl_sched_status st) {
 
 /* OXL_SIM_TRACE_DUMP: the file is opened before the run (a bad path is
  * the variable's error, exit 2) and written after it, outside the fence. */
-static bool trace_dump_open(FILE **out) {
+static bool trace_dump_open(FILE **out, const char **path_out) {
     const char *path = getenv("OXL_SIM_TRACE_DUMP");
     *out = NULL;
+    *path_out = path;
     if (!path) return true;
     if (!*path) {
         fputs("error: OXL_SIM_TRACE_DUMP is empty: it names the file the run's trace is written to\n", stderr);
@@ -143,12 +144,12 @@ static bool trace_dump_open(FILE **out) {
     return true;
 }
 
-static bool trace_dump_close(FILE *out, const oxl_trace_dump *d, uint64_t seed, const oxl_sched_result *r) {
+static bool trace_dump_close(FILE *out, const char *path, const oxl_trace_dump *d, uint64_t seed,
+                             const oxl_sched_result *r) {
     oxl_trace_dump_result res = {status_word(r->status), r->end_time, r->trace_hash, r->report};
     bool ok = oxl_trace_dump_write(d, seed, &res, out);
     if (fclose(out) != 0) ok = false;
-    if (!ok) fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s': the trace could not be written\n",
-                     getenv("OXL_SIM_TRACE_DUMP"));
+    if (!ok) fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s': the trace could not be written\n", path);
     return ok;
 }
 
@@ -168,7 +169,8 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     }
     if (debug && strcmp(debug, "1") == 0) opt.nodes_debug = stderr;
     FILE *dump_out;
-    if (!trace_dump_open(&dump_out)) return 2;
+    const char *dump_path;
+    if (!trace_dump_open(&dump_out, &dump_path)) return 2;
     oxl_trace_dump *dump = NULL;
     if (dump_out) {
         dump = oxl_trace_dump_new();
@@ -180,7 +182,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_rt_flush();
     int status = oxl_sched_exit_status(&r, stderr);
     if (dump_out) {
-        bool ok = trace_dump_close(dump_out, dump, seed, &r);
+        bool ok = trace_dump_close(dump_out, dump_path, dump, seed, &r);
         oxl_trace_dump_free(dump);
         if (!ok && status == 0) status = 2;
     }
