@@ -43,7 +43,7 @@ browse() {
         --hide-scrollbars "$@" 2>>"$tmp/chromium.log"
 }
 
-echo "1..27"
+echo "1..28"
 
 name='no order charged twice, no stock lost'
 # from the scratch directory: the page's reproduce line names `shop`
@@ -109,6 +109,7 @@ browse --dump-dom "file://$tmp/pass.html" >"$tmp/pass.dom"
 check "it draws the pass at the end, no failure" sh -c \
     "grep -qF 'class=\"end-ok\"' '$tmp/pass.dom' && ! grep -qF 'id=\"failure\"' '$tmp/pass.dom'"
 check "its lane and its tasks" sh -c "grep -qF 'data-node=\"n0\"' '$tmp/pass.dom' && grep -qE 'class=\"task' '$tmp/pass.dom'"
+check "its note (sim.note) as a flag with its text" grep -qE 'class="mark note"[^>]*data-info="[0-9.]+s seed 3"' "$tmp/pass.dom"
 
 # the determinism of the page: the same seed draws the same page
 (cd "$tmp" && exec "$oxl" test shop --exact "$name" --seed 4 --timeline shop2.html) >/dev/null 2>&1
