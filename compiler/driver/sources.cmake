@@ -35,6 +35,18 @@ add_custom_command(
   COMMENT "oxl.1 and the shell completions from the option table")
 add_custom_target(oxl_docs ALL DEPENDS ${OXL_DOC_OUT}/man/man1/oxl.1)
 set(OXL_DOC_OUT ${OXL_DOC_OUT} CACHE INTERNAL "")
+# The timeline page's script and style sheet (driver/timeline/), embedded
+# as C strings at configure time; an edit of either configures again.
+set(OXL_TIMELINE_ASSETS_C ${CMAKE_BINARY_DIR}/generated/tr_timeline_assets.c)
+set(_tl_c "/* generated from compiler/driver/timeline/ by compiler/driver/sources.cmake */\n")
+foreach(_tl_asset js css)
+  set(_tl_file ${CMAKE_CURRENT_SOURCE_DIR}/driver/timeline/timeline.${_tl_asset})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_tl_file})
+  file(READ ${_tl_file} _tl_hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," _tl_hex "${_tl_hex}")
+  string(APPEND _tl_c "extern const char tr_timeline_${_tl_asset}[];\nconst char tr_timeline_${_tl_asset}[] = {${_tl_hex}0x00};\n")
+endforeach()
+file(GENERATE OUTPUT ${OXL_TIMELINE_ASSETS_C} CONTENT "${_tl_c}")
 # The test runner without its builder: the oxl executable and the runner's
 # own tests (tests/runner/, which hand it a fake test binary) compile it.
 set(OXL_TEST_RUNNER_SOURCES
@@ -61,6 +73,8 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_github.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_reproduce.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_progress.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_timeline.c
+  ${OXL_TIMELINE_ASSETS_C}
   CACHE INTERNAL "")
 # cli.c is the oxl executable's already
 set(OXL_TEST_RUNNER_TEST_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli.c CACHE INTERNAL "")

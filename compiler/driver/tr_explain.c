@@ -2,7 +2,7 @@
  * (docs/testing.md, Explaining a failure): the "what everyone was doing"
  * section of its stderr, taken apart for the reports, and the trace diff
  * against the last seed of the same test that passed: both seeds run once
- * more with OXL_SIM_TRACE_DUMP (docs/test-binary.md), compared event by
+ * more with OXL_SIM_TRACE_TEXT (docs/test-binary.md), compared event by
  * event by kind and label, never by time or sequence. All of it runs only
  * for a failing seed: a run that passes costs nothing here. */
 #include "tr_internal.h"

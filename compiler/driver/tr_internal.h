@@ -14,6 +14,7 @@
  *   tr_explain.c   what explains a failing seed: what everyone was doing,
  *                  the trace diff against the last passing seed
  *   tr_shrink.c    --shrink and --replay: one seed's schedule made small
+ *   tr_timeline.c  --timeline: the seed's whole trace as an HTML page
  *   tr_exec.c      processes and signals; tr_serve.c the fork server
  *   tr_util.c      text, escapes, files, hashes and the cache key */
 #ifndef OXL_TR_INTERNAL_H
@@ -236,6 +237,7 @@ typedef struct tr_opts {
     char **gdb_args; /* after "--" with --gdb: gdb's own arguments */
     int gdb_nargs;
     bool has_dashdash;
+    const char *timeline; /* --timeline FILE */
 } tr_opts;
 
 enum { TR_POLICY_RANDOM, TR_POLICY_FIFO, TR_POLICY_PCT };
@@ -495,6 +497,13 @@ int tr_term_width(int fd);       /* TIOCGWINSZ, else COLUMNS, else 80 */
 /* "what: D/T done, F failed, R/s, ETA E" in at most width - 1 columns. */
 void tr_progress_text(tr_buf *b, int width, const char *what, uint64_t done, uint64_t total, uint64_t failed,
                       double elapsed);
+/* tr_timeline.c: --timeline FILE (docs/testing.md, Timeline).
+ * tr_timeline_check says before the build whether the file can be
+ * written (and unsets OXL_SIM_TRACE_DUMP for every other process); tr_timeline_write, after the run, runs the seed once more with
+ * a trace dump and writes the page: status, or a usage error (said) when
+ * no page could be written. */
+int tr_timeline_check(const tr_runner *r);
+int tr_timeline_write(tr_runner *r, int status);
 
 /* tr_junit.c: the JUnit XML report of the run; false (said) when it
  * cannot be written. */

@@ -138,8 +138,9 @@ static int run(tr_runner *r) {
         fprintf(stderr, "oxl test: '%s' is not a package directory\n", r->o.pkg);
         return TR_EXIT_USAGE;
     }
-    int s = tr_setup_env(r);
+    int s = tr_timeline_check(r);
     if (s != TR_GO_ON) return s;
+    if ((s = tr_setup_env(r)) != TR_GO_ON) return s;
     if ((s = tr_get_binary(r)) != TR_GO_ON) return s;
     if ((s = tr_keep_binary(r)) != TR_GO_ON) return s;
     tr_signals_block();
@@ -166,6 +167,7 @@ static int run(tr_runner *r) {
     tr_load_failures(r);
     s = tr_run_plan(r);
     if (!r->sharded) tr_save_failures(r);
+    s = tr_timeline_write(r, s);
     return s;
 }
 

@@ -189,6 +189,13 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
                 return TR_EXIT_USAGE;
             }
             o->junit = v;
+        } else if ((m = VALUE("--timeline", NULL))) {
+            if (m < 0) return TR_EXIT_USAGE;
+            if (!*v) {
+                tr_usage("%s", "--timeline needs a file name");
+                return TR_EXIT_USAGE;
+            }
+            o->timeline = v;
         } else if ((m = VALUE("--partition", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
             uint64_t mm, nn;
@@ -249,6 +256,14 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
     if (!o->pkg) o->pkg = ".";
     if (o->has_seed && o->has_seeds) {
         tr_usage("%s", "--seed and --seeds cannot be used together");
+        return TR_EXIT_USAGE;
+    }
+    if (o->timeline && (!o->exact || !o->has_seed)) {
+        tr_usage("%s", "--timeline draws one seed of one test: it needs --exact NAME and --seed N");
+        return TR_EXIT_USAGE;
+    }
+    if (o->timeline && o->list) {
+        tr_usage("%s", "--timeline runs a seed; it cannot be used with --list");
         return TR_EXIT_USAGE;
     }
     if (o->has_seed) {
@@ -326,7 +341,7 @@ static int setup_policy(tr_runner *r) {
     snprintf(r->policy_env[1], sizeof r->policy_env[1], "OXL_SIM_PCT_DEPTH=%u", (unsigned)o->pct_depth);
     r->sim_env[0] = r->policy_env[0];
     r->sim_env[1] = r->policy_env[1];
-    r->sim_env[2] = "OXL_SIM_TRACE_DUMP"; /* unset: only the trace diff's runs write one */
+    r->sim_env[2] = "OXL_SIM_TRACE_TEXT"; /* unset: only the trace diff's runs write one */
     r->sim_env[3] = NULL;
     return TR_GO_ON;
 }

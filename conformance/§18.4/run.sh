@@ -13,6 +13,8 @@
 #   expected_absent   optional: texts that must not appear anywhere
 #   env               optional: VAR=value lines set for the run
 #   expected_files    optional: files the run must leave in the package
+#   expected_in_files optional: lines `FILE<tab>TEXT`: the run leaves FILE
+#                     in the package and TEXT occurs in it
 #   reproduce         optional, empty: the printed `reproduce: ...` line is
 #                     pasted into `sh -c` (from the case's directory, without
 #                     the env file: the line must carry what changes the run)
@@ -111,6 +113,21 @@ for dir in "$@"; do
                 break
             fi
         done <"$dir/expected_files"
+    fi
+    if [ -z "$why" ] && [ -f "$dir/expected_in_files" ]; then
+        tab=$(printf '\t')
+        while IFS= read -r line; do
+            [ -n "$line" ] || continue
+            f=${line%%"$tab"*}
+            text=${line#*"$tab"}
+            if [ ! -f "$work/$f" ]; then
+                why="the run did not leave $f"
+                break
+            elif ! grep -qF -- "$text" "$work/$f"; then
+                why="$f does not hold: $text"
+                break
+            fi
+        done <"$dir/expected_in_files"
     fi
     if [ -z "$why" ]; then
         ok "$name"

@@ -66,6 +66,10 @@ typedef struct oxl_sched_options {
                                     passed since the start, so sleeps take real time and the
                                     schedule is the one virtual time would give (no time limit) */
     size_t tail_events;          /* on failure, keep the last this many trace events in the result */
+    oxl_trace_hook trace_hook;   /* sees every event of the run (oxl_world_set_trace_hook), set
+                                    from the start (the events already kept are replayed to it
+                                    first) and removed before the teardown; NULL = none */
+    void *trace_hook_arg;
     FILE *nodes_debug;           /* one line per boot, crash, rpc call, reply and message drop
                                     goes here (OXL_SIM_NODES_DEBUG=1 in a test binary); NULL = none */
 } oxl_sched_options;

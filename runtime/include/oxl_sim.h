@@ -336,6 +336,31 @@ void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label)
 void oxl_world_describe(const oxl_world *w, const char *indent, FILE *out);
 /* Writes the last n retained events, one per line. */
 void oxl_world_trace_render(const oxl_world *w, size_t n, FILE *out);
+/* "send", "deliver", ... as the trace prints a kind; "?" for none. */
+const char *oxl_trace_kind_name(uint8_t kind);
+
+/* The whole trace of a run, for tools (docs/test-binary.md, "The trace
+ * dump"): install oxl_trace_dump_hook with the dump as its argument (or
+ * give both to oxl_sched_options), run, then write it. It keeps every
+ * event up to the limit (later ones are counted as truncated) with copies
+ * of the labels and node names, so it may be written after the World is
+ * freed. */
+#define OXL_TRACE_DUMP_VERSION 1
+#define OXL_TRACE_DUMP_MAX_EVENTS 2000000u
+typedef struct oxl_trace_dump oxl_trace_dump;
+typedef struct oxl_trace_dump_result {
+    const char *status;    /* "finished", "panicked", ... (one word) */
+    oxl_time_ns end_time;  /* virtual time at the end */
+    uint64_t trace_hash;
+    const char *report;    /* the failure report, NULL or "" when none */
+} oxl_trace_dump_result;
+oxl_trace_dump *oxl_trace_dump_new(void);
+void oxl_trace_dump_free(oxl_trace_dump *d);
+void oxl_trace_dump_hook(const oxl_world *w, const oxl_trace_event *ev, void *dump); /* an oxl_trace_hook */
+size_t oxl_trace_dump_events(const oxl_trace_dump *d);
+/* False when writing failed (ferror). */
+bool oxl_trace_dump_write(const oxl_trace_dump *d, uint64_t seed, const oxl_trace_dump_result *res, FILE *out);
+
 /* Where two runs of the same scenario part ways: returns the index of the
  * first differing event (or of the first event one run lacks), or -1 when the
  * traces are identical. A description of both sides goes to out if given. */

@@ -2,7 +2,7 @@
 # tests/runner/explain_test.sh: what explains a failing seed, end to end
 # with the real compiler, as TAP. usage: explain_test.sh <oxl executable>
 # The test binary's OXL_SIM_POLICY, OXL_SIM_PCT_DEPTH and
-# OXL_SIM_TRACE_DUMP (docs/test-binary.md): their effect, that a dump
+# OXL_SIM_TRACE_TEXT (docs/test-binary.md): their effect, that a dump
 # leaves the run and its hash as they were, and their bad values; then the
 # JUnit file's failure body (what everyone was doing, the trace diff), the
 # TAP and JSON fields, and the depth-2 bug of writer.oxl that only
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-explain-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_SIM_POLICY OXL_SIM_PCT_DEPTH OXL_SIM_TRACE_DUMP
+unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_SIM_POLICY OXL_SIM_PCT_DEPTH OXL_SIM_TRACE_TEXT
 cp -r "$here/explainpkg" "$tmp/pkg"
 pkg="$tmp/pkg"
 bin="$tmp/bin"
@@ -37,7 +37,7 @@ check "the test binary is kept" test -x "$bin"
 
 run 4
 plain=$(simline)
-run 4 OXL_SIM_TRACE_DUMP="$tmp/dump4"
+run 4 OXL_SIM_TRACE_TEXT="$tmp/dump4"
 check "a dumped seed passes as before" test "$st" -eq 0
 check "with the same trace hash and switches" test "$(simline)" = "$plain"
 check "the dump's header names the seed, policy and hash" sh -c "head -n 1 '$tmp/dump4' | grep -q '^oxl-trace 1 seed=4 policy=random trace=$(echo "$plain" | sed 's/.*trace=\([0-9a-f]*\).*/\1/') events=[0-9]*$'"
@@ -45,12 +45,12 @@ n=$(head -n 1 "$tmp/dump4" | sed 's/.*events=//')
 check "one line an event, as many as the header says ($n)" test "$(tail -n +2 "$tmp/dump4" | wc -l)" -eq "$n"
 check "from the first event on" sh -c "sed -n 2p '$tmp/dump4' | grep -q '^#0 @0.000000000s seq=0 '"
 check "numbered without a gap" sh -c "tail -n +2 '$tmp/dump4' | awk '{ if (\$1 != \"#\" NR - 1) exit 1 }'"
-run 5 OXL_SIM_TRACE_DUMP="$tmp/dump5"
+run 5 OXL_SIM_TRACE_TEXT="$tmp/dump5"
 check "a failing seed dumps its trace too" sh -c "test $st -eq 101 && grep -q 'drop      store-0 -> api-0 (random drop)' '$tmp/dump5'"
-run 5 OXL_SIM_TRACE_DUMP=
-check "an empty OXL_SIM_TRACE_DUMP: exit 2, named" sh -c "test $st -eq 2 && grep -q 'OXL_SIM_TRACE_DUMP is set but empty' '$tmp/err'"
-run 4 OXL_SIM_TRACE_DUMP="$tmp/no/such/dir/dump"
-check "a dump that cannot be written fails a passing seed: exit 2, named" sh -c "test $st -eq 2 && grep -q \"OXL_SIM_TRACE_DUMP='$tmp/no/such/dir/dump' cannot be written\" '$tmp/err'"
+run 5 OXL_SIM_TRACE_TEXT=
+check "an empty OXL_SIM_TRACE_TEXT: exit 2, named" sh -c "test $st -eq 2 && grep -q 'OXL_SIM_TRACE_TEXT is set but empty' '$tmp/err'"
+run 4 OXL_SIM_TRACE_TEXT="$tmp/no/such/dir/dump"
+check "a dump that cannot be written fails a passing seed: exit 2, named" sh -c "test $st -eq 2 && grep -q \"OXL_SIM_TRACE_TEXT='$tmp/no/such/dir/dump' cannot be written\" '$tmp/err'"
 
 # the race (test 1): many decisions
 race() { s=$1; shift; env OXL_TEST_RUN=1 OXL_TEST_SEED="$s" OXL_SIM_REPORT=1 "$@" "$bin" >"$tmp/out" 2>"$tmp/err"; st=$?; }
@@ -82,10 +82,10 @@ check "a passing run: three processes, one a seed" has "test result: ok. 1 passe
 "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
 check "a failing seed after three that passed: the seeds, its re-run and the passing seed's" has "; 6 processes" "$tmp/out"
 
-# an OXL_SIM_TRACE_DUMP in the runner's environment reaches no process
+# an OXL_SIM_TRACE_TEXT in the runner's environment reaches no process
 rm -f "$pkg/oxl-test-failures.txt"
-OXL_SIM_TRACE_DUMP="$tmp/stray" "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
-check "OXL_SIM_TRACE_DUMP in the environment: no process writes it, the diff is made" sh -c "test ! -e '$tmp/stray' && grep -q 'trace diff: seed 5 (22 events)' '$tmp/out'"
+OXL_SIM_TRACE_TEXT="$tmp/stray" "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
+check "OXL_SIM_TRACE_TEXT in the environment: no process writes it, the diff is made" sh -c "test ! -e '$tmp/stray' && grep -q 'trace diff: seed 5 (22 events)' '$tmp/out'"
 
 
 rm -f "$pkg/oxl-test-failures.txt"

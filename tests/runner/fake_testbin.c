@@ -27,6 +27,7 @@
  *                calling exit(0) would): no report line
  *     exhaust    "resource exhausted: ..." and exit 102, as a run the
  *                machine cannot give a stack ends
+ *     nodumpvar  fail when OXL_SIM_TRACE_DUMP is set (it must not reach a seed)
  *     exhaustonce the same the first time only, a pass after (needs
  *                FAKE_STATE_DIR): a run that ran out where another did not
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
@@ -259,7 +260,7 @@ int main(int argc, char **argv) {
     return run_test();
 }
 
-/* OXL_SIM_TRACE_DUMP, as FAKE_DUMP says (for the runner's trace diff):
+/* OXL_SIM_TRACE_TEXT, as FAKE_DUMP says (for the runner's trace diff):
  *     drop   a start-up task event in another order in odd seeds, then a
  *            send that a failing seed drops and a passing one delivers
  *     times  the same events in every seed, at times of the seed's own
@@ -268,7 +269,7 @@ int main(int argc, char **argv) {
  * unset: no file, as a binary without the variable. False when it cannot
  * be written. */
 static bool write_dump(bool fails) {
-    const char *path = getenv("OXL_SIM_TRACE_DUMP"), *mode = getenv("FAKE_DUMP");
+    const char *path = getenv("OXL_SIM_TRACE_TEXT"), *mode = getenv("FAKE_DUMP");
     if (!path || !mode) return true;
     FILE *f = fopen(path, "w");
     if (!f) return false;
@@ -388,6 +389,10 @@ static int run_test(void) {
     if (has_rule(t->rules, "exit0", seed, NULL)) {
         fflush(stdout);
         exit(0);
+    }
+    if (has_rule(t->rules, "nodumpvar", seed, NULL) && getenv("OXL_SIM_TRACE_DUMP")) {
+        fprintf(stderr, "assertion failed: OXL_SIM_TRACE_DUMP reached seed %" PRIu64 "\n", seed);
+        exit(101);
     }
     if (has_rule(t->rules, "out", seed, NULL)) {
         printf("stdout of seed %" PRIu64 "\n", seed);

@@ -586,7 +586,10 @@ oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, c
     s->live_tasks++;
     if (node) sched_node_link_task(node, t);
     sched_policy_on_spawn(s, t);
+    s->world->trace_site_file = file; /* for a trace dump (trace_dump.c) */
+    s->world->trace_site_line = line;
     sched_trace(s, t, s->label_spawn);
+    s->world->trace_site_file = NULL;
     sched_make_ready(s, t);
     return t;
 }
@@ -982,6 +985,15 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     }
     if (s->opt.replay_faults) oxl_world_replay_faults(s->world, s->opt.faults, s->opt.nfaults);
     else if (s->opt.record_faults) oxl_world_record_faults(s->world);
+    oxl_trace_hook saved_hook = s->world->trace_hook;
+    void *saved_hook_arg = s->world->trace_hook_arg;
+    if (s->opt.trace_hook) {
+        /* what the World recorded before (its making) the hook sees first */
+        oxl_trace_event ev;
+        for (uint64_t i = 0; i < oxl_world_trace_count(s->world); i++)
+            if (oxl_world_trace_event(s->world, i, &ev)) s->opt.trace_hook(s->world, &ev, s->opt.trace_hook_arg);
+        oxl_world_set_trace_hook(s->world, s->opt.trace_hook, s->opt.trace_hook_arg);
+    }
     oxl_rng_seed(&s->select_rng, s->opt.seed, "select");
     oxl_rng_seed(&s->user_rng, s->opt.seed, "user");
     sched_policy_init(s);
@@ -1057,6 +1069,8 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     s->current = NULL;
     sched_gc_end(s);
     sched_nodes_debug_end(s);
+    /* the teardown's kills are not the run's */
+    if (s->opt.trace_hook) oxl_world_set_trace_hook(s->world, saved_hook, saved_hook_arg);
     sched_free(s); /* this kills the run's nodes in a borrowed world */
     tls_sched = NULL;
     return r;

@@ -227,6 +227,8 @@ struct oxl_world {
 
     oxl_trace_hook trace_hook; /* sees every recorded event (oxl_world_set_trace_hook) */
     void *trace_hook_arg;
+    const char *trace_site_file; /* a task spawn's site while its event is recorded (trace_dump.c) */
+    int trace_site_line;
 
     char **strings; /* oxl_world_strf results */
     size_t nstrings, strings_cap;

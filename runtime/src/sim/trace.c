@@ -62,6 +62,8 @@ static const char *kind_name(uint8_t kind) {
     return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "?";
 }
 
+const char *oxl_trace_kind_name(uint8_t kind) { return kind_name(kind); }
+
 static const char *drop_reason(uint64_t arg) {
     switch (arg) {
     case 1: return "link cut";

@@ -168,11 +168,53 @@ static bool policy_from_env(oxl_sched_options *opt, const char **name) {
     return true;
 }
 
+static const char *status_word(oxl_sched_status st) {
+    switch (st) {
+    case OXL_SCHED_FINISHED: return "finished";
+    case OXL_SCHED_DEADLOCK: return "deadlock";
+    case OXL_SCHED_TIME_LIMIT: return "time-limit";
+    case OXL_SCHED_LIVELOCK: return "livelock";
+    case OXL_SCHED_WORLD_FAILED: return "world-failed";
+    case OXL_SCHED_PANICKED: return "panicked";
+    case OXL_SCHED_EXHAUSTED: return "exhausted";
+    }
+    return "?";
+}
+
+/* OXL_SIM_TRACE_DUMP: the file is opened before the run (a bad path is
+ * the variable's error, exit 2) and written after it, outside the fence. */
+static bool trace_dump_open(FILE **out, const char **path_out) {
+    const char *path = getenv("OXL_SIM_TRACE_DUMP");
+    *out = NULL;
+    *path_out = path;
+    if (!path) return true;
+    if (!*path) {
+        fputs("error: OXL_SIM_TRACE_DUMP is empty: it names the file the run's trace is written to\n", stderr);
+        return false;
+    }
+    *out = fopen(path, "w");
+    if (!*out) {
+        fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s' cannot be written: %s\n", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 /* The trace dump and the world made for it: static, so that what they
  * hold stays reachable while the run is on task stacks (a C extern that
  * calls exit() there is no leak). */
 static test_dump run_dump;
 static oxl_world *run_world;
+static oxl_trace_dump *run_tdump; /* OXL_SIM_TRACE_DUMP's */
+
+static bool trace_dump_close(FILE *out, const char *path, const oxl_trace_dump *d, uint64_t seed,
+                             const oxl_sched_result *r) {
+    oxl_trace_dump_result res = {status_word(r->status), r->end_time, r->trace_hash, r->report};
+    bool ok = oxl_trace_dump_write(d, seed, &res, out);
+    if (fclose(out) != 0) ok = false;
+    if (!ok) fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s': the trace could not be written\n", path);
+    return ok;
+}
 
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
@@ -195,6 +237,22 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     if (debug && strcmp(debug, "1") == 0) opt.nodes_debug = stderr;
     test_schedule sched_file;
     if (test_schedule_begin(&sched_file, tc, seed, &opt) != 0) return 2; /* OXL_SIM_SCHEDULE_IN/_OUT, said why */
+    FILE *dump_out;
+    const char *dump_path;
+    if (!trace_dump_open(&dump_out, &dump_path)) return 2;
+    if (dump->path && dump_out) {
+        /* each watches the run's World with a hook of its own */
+        fputs("error: OXL_SIM_TRACE_TEXT and OXL_SIM_TRACE_DUMP cannot both be set: a run writes one trace file\n",
+              stderr);
+        fclose(dump_out);
+        return 2;
+    }
+    oxl_trace_dump *tdump = NULL;
+    if (dump_out) {
+        tdump = run_tdump = oxl_trace_dump_new();
+        opt.trace_hook = oxl_trace_dump_hook;
+        opt.trace_hook_arg = tdump;
+    }
     sim_session ss = {tc, getenv("OXL_DATA_DIR")};
     oxl_world *own = NULL;
     if (dump->path) {
@@ -217,6 +275,12 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     if (!test_dump_write(dump, seed, policy, r.trace_hash, r.trace_events) && status == 0) status = 2;
     test_dump_free(dump);
     if (test_schedule_end(&sched_file, tc, seed, &r) != 0 && status == 0) status = 2;
+    if (dump_out) {
+        bool ok = trace_dump_close(dump_out, dump_path, tdump, seed, &r);
+        oxl_trace_dump_free(tdump);
+        run_tdump = NULL;
+        if (!ok && status == 0) status = 2;
+    }
     if (report) {
         fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%" PRIu64 "\n", seed, r.trace_hash,
                 r.switches);

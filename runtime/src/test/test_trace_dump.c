@@ -1,4 +1,4 @@
-/* test_trace_dump.c: OXL_SIM_TRACE_DUMP=<file>: a sim seed's whole trace,
+/* test_trace_dump.c: OXL_SIM_TRACE_TEXT=<file>: a sim seed's whole trace,
  * for the runner's trace diff (docs/testing.md, "Where a failing seed parted
  * from a passing one"). The events are formatted into memory as the World
  * records them (an observer: the run and its hash are the same with or
@@ -18,7 +18,7 @@ static void add(test_dump *d, const char *s, size_t n) {
         while (cap < d->len + n + 1) cap *= 2;
         char *b = realloc(d->buf, cap);
         if (!b) {
-            fputs("error: OXL_SIM_TRACE_DUMP: out of memory\n", stderr);
+            fputs("error: OXL_SIM_TRACE_TEXT: out of memory\n", stderr);
             abort();
         }
         d->buf = b;
@@ -44,10 +44,10 @@ static void on_event(const oxl_world *w, const oxl_trace_event *ev, void *arg) {
 
 bool test_dump_from_env(test_dump *d) {
     memset(d, 0, sizeof *d);
-    const char *p = getenv("OXL_SIM_TRACE_DUMP");
+    const char *p = getenv("OXL_SIM_TRACE_TEXT");
     if (!p) return true;
     if (!*p) {
-        fputs("error: OXL_SIM_TRACE_DUMP is set but empty: it names the file for the trace\n", stderr);
+        fputs("error: OXL_SIM_TRACE_TEXT is set but empty: it names the file for the trace\n", stderr);
         return false;
     }
     d->path = p;
@@ -79,7 +79,7 @@ bool test_dump_write(test_dump *d, uint64_t seed, const char *policy, uint64_t t
     d->cut = events > kept;
     FILE *f = fopen(d->path, "w");
     if (!f) {
-        fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s' cannot be written: %s\n", d->path, strerror(errno));
+        fprintf(stderr, "error: OXL_SIM_TRACE_TEXT='%s' cannot be written: %s\n", d->path, strerror(errno));
         return false;
     }
     fprintf(f, "oxl-trace 1 seed=%" PRIu64 " policy=%s trace=%016" PRIx64 " events=%" PRIu64 "%s\n", seed, policy,
@@ -87,7 +87,7 @@ bool test_dump_write(test_dump *d, uint64_t seed, const char *policy, uint64_t t
     if (d->len) fwrite(d->buf, 1, d->len, f);
     bool ok = !ferror(f);
     if (fclose(f) != 0) ok = false;
-    if (!ok) fprintf(stderr, "error: OXL_SIM_TRACE_DUMP='%s' cannot be written: %s\n", d->path, strerror(errno));
+    if (!ok) fprintf(stderr, "error: OXL_SIM_TRACE_TEXT='%s' cannot be written: %s\n", d->path, strerror(errno));
     return ok;
 }
 

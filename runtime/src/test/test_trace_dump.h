@@ -1,4 +1,4 @@
-/* test_trace_dump.h: OXL_SIM_TRACE_DUMP, a sim seed's whole trace in a
+/* test_trace_dump.h: OXL_SIM_TRACE_TEXT, a sim seed's whole trace in a
  * file (docs/test-binary.md). Not a public interface. */
 #ifndef OXL_TEST_TRACE_DUMP_H
 #define OXL_TEST_TRACE_DUMP_H
@@ -19,7 +19,7 @@ typedef struct test_dump {
     bool cut;
 } test_dump;
 
-/* Reads OXL_SIM_TRACE_DUMP (before the run): false, said, when it is set
+/* Reads OXL_SIM_TRACE_TEXT (before the run): false, said, when it is set
  * but empty. */
 bool test_dump_from_env(test_dump *d);
 /* Has the world's every event kept in memory from now on. */
