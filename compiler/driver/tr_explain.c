@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TR_DOING_HEADER "what everyone was doing at "
@@ -159,7 +160,9 @@ static bool read_dump(const char *path, dump *d, char *why, size_t cap) {
     size_t len;
     d->text = tr_read_all(path, TR_DUMP_MAX_BYTES, &len);
     if (!d->text) {
-        snprintf(why, cap, "it wrote no trace");
+        struct stat st;
+        if (stat(path, &st) == 0) snprintf(why, cap, "its trace is larger than %u MiB", TR_DUMP_MAX_BYTES >> 20);
+        else snprintf(why, cap, "it wrote no trace");
         return false;
     }
     char *p = d->text;
@@ -214,6 +217,7 @@ struct tr_trace_diff {
     uint64_t fail_seed, pass_seed;
     char why[512];     /* when !compared and !no_passing: why not */
     uint64_t nfail, npass;
+    bool cut;          /* a dump had only the first events of its run */
     tr_part all;       /* every event */
     bool has_beyond;   /* they part at a task event: */
     tr_part beyond;    /*   the same without task events (spawns, wakes, ends) */
@@ -272,6 +276,7 @@ static void compare(tr_trace_diff *df, const dump *f, const dump *p) {
     df->compared = true;
     df->nfail = f->n;
     df->npass = p->n;
+    df->cut = f->cut || p->cut;
     seq fa, pa;
     make_seq(f, true, &fa);
     make_seq(p, true, &pa);
@@ -402,6 +407,7 @@ void tr_diff_text(const tr_outcome *oc, tr_buf *b) {
                   "trace diff: seed %" PRIu64 " (%" PRIu64 " events) against seed %" PRIu64 " (%" PRIu64
                   " events), the last that passed: the first %" PRIu64 " events agree by kind and label",
                   df->fail_seed, df->nfail, df->pass_seed, df->npass, df->all.common);
+    if (df->cut) tr_buf_puts(b, " (a trace was cut at its first 1,000,000 events: only those were compared)");
     if (!df->all.fail_ev && !df->all.pass_ev) {
         tr_buf_puts(b, ", all of them (they differ in times only)");
         return;
@@ -452,7 +458,8 @@ void tr_diff_json(const tr_outcome *oc, tr_buf *b) {
         tr_buf_puts(b, "}");
         return;
     }
-    tr_buf_printf(b, ",\"events\":%" PRIu64 ",\"against_events\":%" PRIu64 ",\"all\":", df->nfail, df->npass);
+    tr_buf_printf(b, ",\"events\":%" PRIu64 ",\"against_events\":%" PRIu64 ",\"cut\":%s,\"all\":", df->nfail,
+                  df->npass, df->cut ? "true" : "false");
     part_json(&df->all, b);
     tr_buf_puts(b, ",\"without_tasks\":");
     if (df->has_beyond) part_json(&df->beyond, b);

@@ -266,6 +266,7 @@ int main(int argc, char **argv) {
  *     times  the same events in every seed, at times of the seed's own
  *     bad    a second line that is no event
  *     nohead no 'oxl-trace 1' header
+ *     cut    as drop, with a header that says the dump was cut
  * unset: no file, as a binary without the variable. False when it cannot
  * be written. */
 static bool write_dump(bool fails) {
@@ -274,7 +275,8 @@ static bool write_dump(bool fails) {
     FILE *f = fopen(path, "w");
     if (!f) return false;
     if (strcmp(mode, "nohead") != 0)
-        fprintf(f, "oxl-trace 1 seed=%" PRIu64 " policy=random trace=%016" PRIx64 " events=5\n", seed, trace);
+        fprintf(f, "oxl-trace 1 seed=%" PRIu64 " policy=random trace=%016" PRIx64 " events=5%s\n", seed, trace,
+                strcmp(mode, "cut") == 0 ? " cut" : "");
     if (strcmp(mode, "bad") == 0) fputs("not an event\n", f);
     bool times = strcmp(mode, "times") == 0;
     unsigned ns = times ? (unsigned)(seed % 1000) : 0;

@@ -906,7 +906,7 @@ static void test_trace_diff(void) {
     reset_state();
     r = run_env(ENV("FAKE_DUMP=drop"), ARGS(pkg, "-j", "1", "--format", "json"));
     tap_contains(r.out,
-                 "\"trace_diff\":{\"seed\":4,\"against_seed\":3,\"compared\":true,\"events\":5,\"against_events\":5,"
+                 "\"trace_diff\":{\"seed\":4,\"against_seed\":3,\"compared\":true,\"events\":5,\"against_events\":5,\"cut\":false,"
                  "\"all\":{\"common_prefix\":1,",
                  "JSON: trace_diff in the test event");
     tap_contains(r.out, "\"without_tasks\":{\"common_prefix\":2,\"first_difference\":\"#4 @0.000001000s seq=1 drop ",
@@ -923,6 +923,12 @@ static void test_trace_diff(void) {
     r = run_env(ENV("FAKE_DUMP=bad"), ARGS(pkg, "-j", "1"));
     tap_contains(r.out, "trace diff: against seed 3, not made: no trace of seed 4: line 2 of its trace is not an event\n",
                  "a malformed dump: said, not compared");
+    free_result(&r);
+    remove_failures();
+    reset_state();
+    r = run_env(ENV("FAKE_DUMP=cut"), ARGS(pkg, "-j", "1"));
+    tap_contains(r.out, "agree by kind and label (a trace was cut at its first 1,000,000 events: only those were compared)\n",
+                 "a dump that was cut: said");
     free_result(&r);
     remove_failures();
     reset_state();
