@@ -36,6 +36,11 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_more_opts.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_packages.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_merge.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_jsonread.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_stream.c
   CACHE INTERNAL "")
 target_link_libraries(oxl PRIVATE oxlfront)
 target_compile_definitions(oxl PRIVATE
