@@ -21,7 +21,7 @@
 void tr_json_run_fields(const tr_runner *r, tr_buf *b) {
     if (r->key[0]) tr_buf_printf(b, ",\"binary\":\"%s\"", r->key);
     tr_buf_printf(b, ",\"fail_fast\":%s,\"timeout\":%g", r->o.no_fail_fast ? "false" : "true", r->o.timeout);
-    if (!r->group) return;
+    if (!r->group || !r->multi) return;
     tr_buf_puts(b, ",\"packages\":[");
     for (size_t i = 0; i < r->ngroup; i++) {
         tr_buf_puts(b, i ? ",{\"package\":" : "{\"package\":");
@@ -146,6 +146,8 @@ static bool bad(const char *path, int line, const char *why) {
     return false;
 }
 
+/* A test_start event, or a test event (which has the same fields: a
+ * test that fail fast left out has no test_start). */
 static bool read_test_start(merge *m, m_file *f, const tr_jv *o, int line) {
     const char *name = tr_jv_str(o, "name"), *kind = tr_jv_str(o, "kind"), *loc = tr_jv_str(o, "location");
     const char *pkg = tr_jv_str(o, "package");
@@ -212,7 +214,9 @@ static bool before(bool ra, uint64_t a, bool rb, uint64_t b) { return ra != rb ?
 static bool read_test(merge *m, m_file *f, const tr_jv *o, int line) {
     m_test *t = test_of(m, o);
     const char *res = tr_jv_str(o, "result");
-    if (!t || !res) return bad(f->path, line, "a test event of no test started before it");
+    if (!t && res && !read_test_start(m, f, o, line)) return false;
+    if (!t) t = test_of(m, o);
+    if (!t || !res) return bad(f->path, line, "a test event without its result");
     if (strcmp(res, "interrupted") == 0) return bad(f->path, line, "this shard was interrupted: its results are not whole; run it again");
     uint64_t n;
     const tr_jv *secs = tr_jv_get(o, "seconds");
@@ -528,6 +532,7 @@ int tr_run_merge(tr_runner *lead) {
                         m_seed *s = &t->seeds[k];
                         if (t->failed && !before(s->replayed, s->seed, t->best_replayed, t->best.fail.seed)) continue;
                         if (s->it.res != TR_RES_PASS) continue;
+                        s->it.test = tt; /* the tests array moved as it grew */
                         s->it.seed = s->seed;
                         s->it.replay = s->replayed;
                         r->rep->seed(r, &s->it, pos++, NULL);
@@ -538,6 +543,7 @@ int tr_run_merge(tr_runner *lead) {
                 if (t->failed) {
                     oc->fail = t->best.fail;
                     oc->rerun = t->best.rerun;
+                    oc->fail.test = oc->rerun.test = tt;
                     oc->rerun_done = t->best.rerun_done;
                     oc->nondet = t->best.nondet;
                     oc->uncompared = t->best.uncompared;

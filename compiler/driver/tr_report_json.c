@@ -115,8 +115,9 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
             tr_buf_puts(&b, "}");
         }
     }
-    tr_buf_puts(&b, ",\"package\":");
-    tr_json_str(&b, t->pkg);
+    tr_buf_puts(&b, ",\"location\":");
+    tr_json_str(&b, t->loc);
+    tr_json_test_fields(r, t, &b);
     tr_buf_puts(&b, "}\n");
     tr_emit(&b);
 }

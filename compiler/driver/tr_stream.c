@@ -25,7 +25,9 @@ static void copy_new(const char *path, off_t *off, FILE *to) {
 void tr_stream_begin(tr_runner *r, const tr_item *it) {
     tr_clear_progress(r);
     FILE *to = r->o.format == TR_FMT_HUMAN ? stdout : stderr;
-    if (it->test->sim) fprintf(to, "=== sim %s, seed %" PRIu64 "\n", it->test->shown, it->seed);
+    if (it->test->sim)
+        fprintf(to, "=== sim %s, seed %" PRIu64 "%s\n", it->test->shown, it->seed,
+                r->own_server ? " (the determinism re-run)" : "");
     else fprintf(to, "=== unit %s\n", it->test->shown);
     fflush(to);
 }
