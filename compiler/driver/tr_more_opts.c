@@ -156,7 +156,13 @@ int tr_setup_k8s_shards(tr_runner *r, bool *done) {
             return TR_EXIT_USAGE;
         }
     } else {
-        return TR_GO_ON; /* JOB_COMPLETION_INDEX alone: see tr_note_unused_index */
+        const char *bazel = getenv("TEST_TOTAL_SHARDS");
+        if (has_index && !(bazel && *bazel))
+            fprintf(stderr,
+                    "oxl test: note: JOB_COMPLETION_INDEX=%s is set, but no number of shards (--partition "
+                    "hash:auto/N or OXL_TEST_TOTAL_SHARDS): this run is not sharded\n",
+                    index);
+        return TR_GO_ON;
     }
     if (k >= n) {
         fprintf(stderr, "oxl test: JOB_COMPLETION_INDEX=%" PRIu64 " is not below the %" PRIu64 " shards (%s)\n", k, n,
@@ -174,6 +180,8 @@ int tr_setup_k8s_shards(tr_runner *r, bool *done) {
  * own environment is every process's (spawned or forked by the server). */
 int tr_export_more_opts(tr_runner *r) {
     char buf[64];
+    /* --no-capture: no progress line between the lines it copies */
+    if (r->o.no_capture) r->tty = false;
     if (r->o.time_limit) {
         /* the flag wins over an OXL_SIM_TIME_LIMIT in the environment */
         snprintf(buf, sizeof buf, "%.9g", r->o.time_limit_secs);

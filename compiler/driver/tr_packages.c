@@ -144,6 +144,13 @@ int tr_run_packages(tr_runner *lead) {
         free_list(&l);
         return s;
     }
+    const char *keep = getenv("OXL_TEST_KEEP_BINARY");
+    if (keep && *keep && l.n > 1) {
+        fprintf(stderr, "oxl test: OXL_TEST_KEEP_BINARY keeps one package's test binary; this run has %zu packages\n",
+                l.n);
+        free_list(&l);
+        return TR_EXIT_USAGE;
+    }
     if (l.n == 0) {
         fprintf(stderr, "oxl test: no package to test\n");
         free_list(&l);
