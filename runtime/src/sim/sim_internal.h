@@ -231,6 +231,13 @@ struct oxl_world {
     size_t nstrings, strings_cap;
 
     bool sched_driven; /* stepped by a scheduler run, which arms the fence itself */
+
+    /* spawn(name: ...): task id -> interned name, for traces and reports */
+    struct sim_task_name {
+        uint64_t id;
+        uint32_t label;
+    } *task_names;
+    size_t ntask_names, task_names_cap;
 };
 
 /* world.c */
@@ -255,6 +262,10 @@ void sim_cancel_event(oxl_world *w, uint64_t handle);
  * when no such event is queued. */
 bool sim_next_event_time(oxl_world *w, oxl_time_ns *t);
 uint32_t sim_intern(oxl_world *w, const char *label);
+/* trace.c: a task's name (spawn(name: ...)); NULL for a task without one.
+ * Names are not part of the trace hash: naming a task changes no run. */
+void sim_name_task(oxl_world *w, uint64_t task_id, const char *name);
+const char *sim_task_name(const oxl_world *w, uint64_t task_id);
 /* Boots a node just added right away instead of at its queued boot event. */
 void sim_boot_now(oxl_world *w, oxl_node_id id);
 
