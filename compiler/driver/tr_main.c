@@ -194,7 +194,10 @@ int tr_main(int argc, char **argv, const tr_hooks *hooks) {
     r.hooks = hooks;
     r.t0 = tr_now();
     int s = tr_parse_opts(argc, argv, &r.o);
-    if (s != TR_GO_ON) return s;
+    if (s != TR_GO_ON) {
+        free(r.o.pkgs);
+        return s;
+    }
     r.tty = isatty(1);
     const char *term = getenv("TERM");
     if (strcmp(r.o.color, "always") == 0) r.color = true;
