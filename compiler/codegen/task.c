@@ -217,7 +217,19 @@ LLVMValueRef cg_spawn(cg_module *m, const ast_node *e) {
         cg_unsupported(m, e->span, "this spawn");
         return NULL;
     }
-    return e->b ? spawn_block(m, e) : spawn_call(m, e);
+    /* spawn(name: n): n first, then the call's arguments, then the task
+     * is named before anything else runs (it has not started yet) */
+    LLVMValueRef name = NULL;
+    if (e->c && !(name = cg_operand(m, e->c, m->t_ptr))) return NULL;
+    LLVMValueRef h = e->b ? spawn_block(m, e) : spawn_call(m, e);
+    if (h && name) {
+        LLVMTypeRef ps[4] = {m->t_ptr, m->t_ptr, m->t_ptr, m->t_i32};
+        LLVMValueRef line;
+        LLVMValueRef file = loc(m, e->c->span, &line);
+        LLVMValueRef args[4] = {h, name, file, line};
+        cg_call(m, cg_runtime_fn(m, "oxl_go_name", m->t_void, ps, 4, false), args, 4);
+    }
+    return h;
 }
 
 /* ---- channels ---- */

@@ -75,6 +75,11 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_progress.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_timeline.c
   ${OXL_TIMELINE_ASSETS_C}
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_more_opts.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_packages.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_merge.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_jsonread.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_stream.c
   CACHE INTERNAL "")
 # cli.c is the oxl executable's already
 set(OXL_TEST_RUNNER_TEST_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/driver/cli.c CACHE INTERNAL "")

@@ -27,6 +27,7 @@ typedef struct slot {
     bool busy;
     uint64_t pos;
     char out[TR_PATH], err[TR_PATH], data[TR_PATH], serve_err[TR_PATH];
+    off_t out_shown, err_shown; /* --no-capture: bytes copied so far */
 } slot;
 
 /* The window of positions [head, next) of a batch. */
@@ -255,6 +256,8 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
     }
     s->busy = true;
     s->pos = pos;
+    s->out_shown = s->err_shown = 0;
+    if (r->o.no_capture) tr_stream_begin(r, it);
     return true;
 }
 
@@ -338,7 +341,7 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
         }
         empty_trash(r); /* while the new processes run */
         if (busy == 0) break;
-        double timeout = r->tty ? 0.1 : 1.0;
+        double timeout = r->tty || r->o.no_capture ? 0.1 : 1.0;
         int fds[TR_MAX_JOBS + 1];
         size_t nfds = 0;
         if (r->srv) fds[nfds++] = tr_server_fd(r->srv);
@@ -359,7 +362,9 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
                 busy--;
                 continue;
             }
-            if (!tr_proc_poll(&s->p)) continue;
+            bool ended = tr_proc_poll(&s->p);
+            if (r->o.no_capture) tr_stream_files(r, s->out, s->err, &s->out_shown, &s->err_shown);
+            if (!ended) continue;
             if (s->p.lost && !s->own) {
                 /* the shared server died under it: run it again in a
                  * server of its own, in fresh files and a fresh data

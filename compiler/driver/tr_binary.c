@@ -163,6 +163,7 @@ static bool store(const char *built, const char *dest) {
 int tr_get_binary(tr_runner *r) {
     char key[65], cdir[TR_PATH], why[TR_PATH + 256], cached[TR_PATH];
     if (!tr_cache_key(r->o.pkg, r->hooks, r->o.opt_level, key)) return TR_EXIT_USAGE;
+    memcpy(r->key, key, sizeof r->key);
     const char *dir = cache_dir(cdir, sizeof cdir, why, sizeof why);
     if (dir && tr_pathf(cached, sizeof cached, "%s/%s", dir, key) && access(cached, F_OK) == 0) {
         const char *bad = damaged(cached);

@@ -103,7 +103,8 @@ static void free_entries(entries *es) {
 }
 
 void tr_load_failures(tr_runner *r) {
-    tr_pathf(r->fails_path, sizeof r->fails_path, "%s/%s", r->o.pkg, TR_FAILURES_FILE);
+    if (r->o.failures_file) tr_pathf(r->fails_path, sizeof r->fails_path, "%s", r->o.failures_file);
+    else tr_pathf(r->fails_path, sizeof r->fails_path, "%s/%s", r->o.pkg, TR_FAILURES_FILE);
     entries es = {0};
     if (!read_entries(r->fails_path, true, &es)) r->fails_changed = true;
     r->fails = es.e;

@@ -238,6 +238,17 @@ typedef struct tr_opts {
     int gdb_nargs;
     bool has_dashdash;
     const char *timeline; /* --timeline FILE */
+    /* issue 15: many packages, shards past one machine, more output */
+    const char **pkgs; /* the package arguments (malloc'd; pkg is pkgs[0]) */
+    size_t npkgs;
+    bool part_auto;    /* --partition hash:auto/N: the index from JOB_COMPLETION_INDEX */
+    bool merge;        /* --merge: the arguments are shard JSON reports */
+    bool no_capture;
+    const char *trace_tail;   /* --trace-tail: "20", "all"; NULL: the default */
+    const char *time_limit;   /* --time-limit as given; NULL: none */
+    double time_limit_secs;
+    const char *failures_file; /* --failures-file; NULL: <package>/oxl-test-failures.txt */
+    bool jobs_given;
 } tr_opts;
 
 enum { TR_POLICY_RANDOM, TR_POLICY_FIFO, TR_POLICY_PCT };
@@ -252,6 +263,7 @@ typedef struct tr_test {
     char *loc, *name;
     char *shown;  /* the name for a terminal (tr_name_escape) */
     char *layout; /* a sim test's nodes and roles as --list gives them ("-": none) */
+    const char *pkg; /* its package as the command line gave it */
 } tr_test;
 
 /* One process of the plan: a unit test or one seed of a sim test. */
@@ -356,6 +368,15 @@ struct tr_runner {
     const char *sim_env[4];
     const char *trace_dump; /* set around a batch: its one process writes its trace here (tr_explain.c) */
     size_t ntrash, trash_cap;
+    /* many packages (tr_packages.c): one runner a package, reported as one run */
+    bool multi;          /* more than one package: reports name each test's package */
+    tr_runner **group;   /* on the first runner: every package's runner, in order */
+    size_t ngroup;
+    size_t plan_tests;   /* tests of the whole run (TAP's plan); 0: nsel */
+    uint64_t *plan_counts; /* tr_plan_prepare: the processes of each of sel */
+    size_t plan_nunit, plan_nsim;
+    uint64_t plan_in_shard, plan_all; /* processes in this shard, in all shards */
+    char key[65];        /* the test binary's cache key: the identity of a shard's report */
 };
 
 /* tr_opts.c */
@@ -363,6 +384,19 @@ void tr_usage(const char *fmt, const char *arg);
 bool tr_parse_u64(const char *s, uint64_t *v);
 /* The flags into o: TR_GO_ON, or the exit status (a usage error, said). */
 int tr_parse_opts(int argc, char **argv, tr_opts *o);
+/* A flag that takes a value ("--x v", "--x=v", "-x v", "-xv"): 1 taken
+ * (*val set), 0 not this flag, -1 its value is missing (said). */
+int tr_take_value(int argc, char **argv, int *i, const char *lng, const char *shrt, const char **val);
+
+/* tr_more_opts.c: the flags of issue 15's shards and output. */
+bool tr_parse_duration(const char *s, double *secs);
+int tr_parse_more_opt(int argc, char **argv, int *i, tr_opts *o); /* as tr_take_value */
+int tr_parse_partition_auto(const char *v, tr_opts *o);           /* 1, 0 or -1 */
+int tr_check_more_opts(tr_opts *o);                               /* TR_GO_ON or a usage error */
+int tr_setup_k8s_shards(tr_runner *r, bool *done);
+int tr_export_more_opts(tr_runner *r);
+/* "oxl test: shard 2 of 4 (index 1 from ...): K of M processes" on stderr */
+void tr_shard_status(const tr_runner *r, uint64_t in_shard, uint64_t all);
 /* Bazel's sharding variables, OXL_TEST_FORK_SERVER and the run's
  * temporary directory under TMPDIR: TR_GO_ON or a usage error. */
 int tr_setup_env(tr_runner *r);
@@ -409,6 +443,52 @@ void tr_oxl_command(const tr_runner *r, tr_buf *b);
 
 /* tr_plan.c: runs the selected tests and reports them: the exit status. */
 int tr_run_plan(tr_runner *r);
+/* The same in steps, for a run of many packages (tr_packages.c): the
+ * order and counts of sel; the tests run (*failed: a test failed, in or
+ * before this package), added to tot; the status of totals. */
+void tr_plan_prepare(tr_runner *r);
+void tr_plan_execute(tr_runner *r, bool *failed, tr_totals *tot);
+int tr_plan_status(const tr_runner *r, const tr_totals *tot);
+/* The JUnit file of the run, when asked for: false when it was asked for
+ * and could not be written. */
+bool tr_plan_junit(tr_runner *r);
+
+/* tr_main.c: one package's binary, tests and selection (TR_GO_ON or the
+ * exit status, said); --list of its selection; the runner freed. */
+int tr_prepare_package(tr_runner *r);
+int tr_list_tests(tr_runner *r);
+void tr_free_runner(tr_runner *r);
+
+/* tr_packages.c: `oxl test DIR...` and `DIR/...`: every package's runner
+ * prepared, then run in path order as one run with one report. */
+int tr_run_packages(tr_runner *lead);
+/* Whether a package argument is DIR/... (every package below DIR). */
+bool tr_is_tree_arg(const char *arg);
+/* "pkg: name" in a run of many packages, the escaped name in one */
+void tr_test_label(const tr_runner *r, const tr_test *t, tr_buf *b);
+
+/* tr_merge.c: `oxl test --merge a.json b.json ...`; the fields of the
+ * JSON report it reads back (the start event's, a test_start's). */
+int tr_run_merge(tr_runner *r);
+void tr_json_run_fields(const tr_runner *r, tr_buf *b);
+void tr_json_test_fields(const tr_runner *r, const tr_test *t, tr_buf *b);
+
+/* tr_jsonread.c: one JSON value read back. */
+enum { TR_JV_NULL, TR_JV_FALSE, TR_JV_TRUE, TR_JV_NUMBER, TR_JV_STRING, TR_JV_ARRAY, TR_JV_OBJECT };
+typedef struct tr_jv {
+    int kind;
+    double num;
+    char *str;          /* a string's text; a number's as written */
+    struct tr_jv **items; /* an array's elements, an object's values */
+    char **keys;        /* an object's keys */
+    size_t n;
+} tr_jv;
+/* NULL, with why filled, when s is not one JSON value. */
+tr_jv *tr_jv_parse(const char *s, size_t n, char *why, size_t cap);
+void tr_jv_free(tr_jv *v);
+const tr_jv *tr_jv_get(const tr_jv *o, const char *key);
+const char *tr_jv_str(const tr_jv *o, const char *key); /* NULL: absent or not a string */
+bool tr_jv_u64(const tr_jv *o, const char *key, uint64_t *out);
 
 /* tr_batch.c */
 typedef void (*tr_item_done_fn)(tr_runner *r, tr_item *it, uint64_t pos, void *ctx);
@@ -421,6 +501,10 @@ typedef void (*tr_item_done_fn)(tr_runner *r, tr_item *it, uint64_t pos, void *c
 uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what,
                       tr_item_done_fn done, void *ctx);
 void tr_free_item(tr_item *it);
+
+/* tr_stream.c: --no-capture's copy of a running process's output. */
+void tr_stream_begin(tr_runner *r, const tr_item *it);
+void tr_stream_files(tr_runner *r, const char *out, const char *err, off_t *out_off, off_t *err_off);
 
 /* tr_report.c: what the formats share. */
 #define TR_RED "\033[31m"

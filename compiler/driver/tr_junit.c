@@ -4,7 +4,8 @@
  * it: the package is the classname, the test's name the testcase's, its
  * file (relative to the current directory) and line attributes of their
  * own, and a failure's message the panic's text
- * (tests/runner/junit.xsd is the schema it is checked against). */
+ * (tests/runner/junit.xsd is the schema it is checked against). A run of
+ * many packages has a <testsuite> a package. */
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -27,18 +28,21 @@ static void xml_attr(tr_buf *b, const char *s) {
     }
 }
 
-bool tr_write_junit(tr_runner *r, const char *path) {
-    tr_buf b = {0};
+/* The counts of a package's run. */
+static void count(const tr_runner *r, size_t *fails, size_t *skips, double *total) {
+    for (size_t i = 0; i < r->nsel; i++) {
+        if (!r->outs[i].run) ++*skips;
+        else if (!r->outs[i].passed) ++*fails;
+        *total += r->outs[i].seconds;
+    }
+}
+
+/* One <testsuite>: a package. */
+static void suite(tr_runner *r, tr_buf *bp) {
+    tr_buf b = *bp;
     size_t fails = 0, skips = 0;
     double total = 0;
-    for (size_t i = 0; i < r->nsel; i++) {
-        if (!r->outs[i].run) skips++;
-        else if (!r->outs[i].passed) fails++;
-        total += r->outs[i].seconds;
-    }
-    tr_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    tr_buf_printf(&b, "<testsuites name=\"oxl test\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
-                  r->nsel, fails, skips, total);
+    count(r, &fails, &skips, &total);
     char pkg[256];
     tr_package_name(r, pkg, sizeof pkg);
     tr_buf_puts(&b, "  <testsuite name=\"");
@@ -119,7 +123,25 @@ bool tr_write_junit(tr_runner *r, const char *path) {
         }
         tr_buf_puts(&b, "    </testcase>\n");
     }
-    tr_buf_puts(&b, "  </testsuite>\n</testsuites>\n");
+    tr_buf_puts(&b, "  </testsuite>\n");
+    *bp = b;
+}
+
+bool tr_write_junit(tr_runner *r, const char *path) {
+    tr_buf b = {0};
+    size_t fails = 0, skips = 0, tests = 0;
+    double total = 0;
+    size_t n = r->group ? r->ngroup : 1;
+    for (size_t k = 0; k < n; k++) {
+        tr_runner *p = r->group ? r->group[k] : r;
+        count(p, &fails, &skips, &total);
+        tests += p->nsel;
+    }
+    tr_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    tr_buf_printf(&b, "<testsuites name=\"oxl test\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
+                  tests, fails, skips, total);
+    for (size_t k = 0; k < n; k++) suite(r->group ? r->group[k] : r, &b);
+    tr_buf_puts(&b, "</testsuites>\n");
     bool ok = tr_write_file(path, b.s, b.len, 0644);
     if (!ok) fprintf(stderr, "oxl test: cannot write the JUnit report '%s': %s\n", path, strerror(errno));
     tr_buf_free(&b);

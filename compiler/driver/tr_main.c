@@ -94,6 +94,8 @@ static int list_tests(tr_runner *r) {
                 tr_buf_puts(&b, ",\"layout\":");
                 put_layout_json(&b, t->layout);
             }
+            tr_buf_puts(&b, ",\"package\":");
+            tr_json_str(&b, t->pkg);
             tr_buf_puts(&b, "}\n");
         } else {
             char seeds[64] = "";
@@ -107,7 +109,7 @@ static int list_tests(tr_runner *r) {
     return TR_EXIT_PASS;
 }
 
-static void free_runner(tr_runner *r) {
+void tr_free_runner(tr_runner *r) {
     for (size_t i = 0; i < r->ntests; i++) {
         free(r->tests[i].name);
         free(r->tests[i].shown);
@@ -126,9 +128,10 @@ static void free_runner(tr_runner *r) {
     for (size_t i = 0; i < r->nfails; i++) free(r->fails[i].name);
     free(r->fails);
     free(r->trash);
+    free(r->plan_counts);
 }
 
-static int run(tr_runner *r) {
+int tr_prepare_package(tr_runner *r) {
     struct stat st;
     if (stat(r->o.pkg, &st) != 0) {
         fprintf(stderr, "oxl test: cannot open '%s': %s\n", r->o.pkg, strerror(errno));
@@ -146,6 +149,15 @@ static int run(tr_runner *r) {
     tr_signals_block();
     s = tr_read_list(r);
     if (s != TR_GO_ON) return s;
+    for (size_t i = 0; i < r->ntests; i++) {
+        r->tests[i].pkg = r->o.pkg;
+        if (r->multi) {
+            tr_buf shown = {0};
+            tr_test_label(r, &r->tests[i], &shown);
+            free(r->tests[i].shown);
+            r->tests[i].shown = shown.s;
+        }
+    }
     r->sel = tr_xmalloc((r->ntests + 1) * sizeof *r->sel);
     for (size_t i = 0; i < r->ntests; i++)
         if (selected(r, &r->tests[i])) r->sel[r->nsel++] = &r->tests[i];
@@ -156,11 +168,22 @@ static int run(tr_runner *r) {
             if (r->o.kind) tr_buf_printf(&b, " --kind %s", r->o.kind == TR_KIND_UNIT ? "unit" : "sim");
             if (r->o.exact) tr_buf_puts(&b, " --exact "), tr_shell_quote(&b, r->o.exact);
             if (r->o.filter) tr_buf_puts(&b, " --filter "), tr_shell_quote(&b, r->o.filter);
-            fprintf(stderr, "oxl test: no test matched%s (the package has %zu)\n", b.s ? b.s : "", r->ntests);
+            fprintf(stderr, "oxl test: no test matched%s (the package%s%s has %zu)\n", b.s ? b.s : "",
+                    r->multi ? " " : "", r->multi ? r->o.pkg : "", r->ntests);
             tr_buf_free(&b);
         }
         return TR_EXIT_NO_TESTS;
     }
+    return TR_GO_ON;
+}
+
+int tr_list_tests(tr_runner *r) { return list_tests(r); }
+
+static int run(tr_runner *r) {
+    if (r->o.merge) return tr_run_merge(r);
+    if (r->o.npkgs > 1 || tr_is_tree_arg(r->o.pkg)) return tr_run_packages(r);
+    int s = tr_prepare_package(r);
+    if (s != TR_GO_ON) return s;
     if (r->o.list) return list_tests(r);
     if (r->o.shrink || r->o.replay) return tr_shrink_main(r);
     if (r->o.gdb) return tr_run_gdb(r);
@@ -177,7 +200,10 @@ int tr_main(int argc, char **argv, const tr_hooks *hooks) {
     r.hooks = hooks;
     r.t0 = tr_now();
     int s = tr_parse_opts(argc, argv, &r.o);
-    if (s != TR_GO_ON) return s;
+    if (s != TR_GO_ON) {
+        free(r.o.pkgs);
+        return s;
+    }
     r.tty = isatty(1);
     const char *term = getenv("TERM");
     if (strcmp(r.o.color, "always") == 0) r.color = true;
@@ -193,7 +219,8 @@ int tr_main(int argc, char **argv, const tr_hooks *hooks) {
     tr_server_stop(r.srv);
     tr_signals_restore();
     if (r.tmp[0]) tr_remove_tree(r.tmp);
-    free_runner(&r);
+    tr_free_runner(&r);
+    free(r.o.pkgs);
     fflush(stdout);
     return s;
 }

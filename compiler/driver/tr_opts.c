@@ -61,7 +61,7 @@ static bool parse_depth(const char *s, uint64_t *d) {
 
 /* Matches a (long or short) flag that takes a value: "--x v", "--x=v",
  * "-x v", "-xv". */
-static int take_value(int argc, char **argv, int *i, const char *lng, const char *shrt, const char **val) {
+int tr_take_value(int argc, char **argv, int *i, const char *lng, const char *shrt, const char **val) {
     const char *a = argv[*i];
     size_t ln = strlen(lng);
     if (strncmp(a, lng, ln) == 0 && (a[ln] == '\0' || a[ln] == '=')) {
@@ -95,7 +95,7 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int m;
-#define VALUE(lng, shrt) take_value(argc, argv, &i, lng, shrt, &v)
+#define VALUE(lng, shrt) tr_take_value(argc, argv, &i, lng, shrt, &v)
         /* every option is a row of cli.c's table: the help lists it */
         if (cli_is_help(a)) {
             cli_print_help(stdout, cli_find_cmd("test"));
@@ -105,7 +105,9 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
             tr_usage("unknown option '%s' for 'oxl test'", a);
             return TR_EXIT_USAGE;
         }
-        if (strcmp(a, "--no-fail-fast") == 0) {
+        if ((m = tr_parse_more_opt(argc, argv, &i, o))) {
+            if (m < 0) return TR_EXIT_USAGE;
+        } else if (strcmp(a, "--no-fail-fast") == 0) {
             o->no_fail_fast = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
@@ -172,6 +174,7 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
                 return TR_EXIT_USAGE;
             }
             o->jobs = (int)j;
+            o->jobs_given = true;
         } else if ((m = VALUE("--format", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
             if (strcmp(v, "human") == 0) o->format = TR_FMT_HUMAN;
@@ -198,6 +201,9 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
             o->timeline = v;
         } else if ((m = VALUE("--partition", NULL))) {
             if (m < 0) return TR_EXIT_USAGE;
+            int au = tr_parse_partition_auto(v, o);
+            if (au < 0) return TR_EXIT_USAGE;
+            if (au > 0) continue;
             uint64_t mm, nn;
             char num[32];
             const char *slash = strchr(v, '/');
@@ -208,10 +214,11 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
                 ok = tr_parse_u64(num, &mm) && tr_parse_u64(slash + 1, &nn) && mm >= 1 && mm <= nn;
             }
             if (!ok) {
-                tr_usage("--partition takes hash:M/N with 1 <= M <= N, not '%s'", v);
+                tr_usage("--partition takes hash:M/N with 1 <= M <= N, or hash:auto/N, not '%s'", v);
                 return TR_EXIT_USAGE;
             }
             o->has_partition = true;
+            o->part_auto = false;
             o->part_index = mm - 1;
             o->part_total = nn;
         } else if ((m = VALUE("--policy", NULL))) {
@@ -240,11 +247,11 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
         } else if (a[0] == '-' && a[1] != '\0') {
             tr_usage("unknown option '%s' for 'oxl test'", a);
             return TR_EXIT_USAGE;
-        } else if (o->pkg) {
-            tr_usage("'oxl test' takes one package directory; '%s' is one too many", a);
-            return TR_EXIT_USAGE;
         } else {
-            o->pkg = a;
+            /* a package (or, with --merge, a shard's report) */
+            o->pkgs = tr_xrealloc(o->pkgs, (o->npkgs + 1) * sizeof *o->pkgs);
+            o->pkgs[o->npkgs++] = a;
+            if (!o->pkg) o->pkg = a;
         }
 #undef VALUE
     }
@@ -253,7 +260,13 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
                        "gdb's arguments after it)");
         return TR_EXIT_USAGE;
     }
+    if (!o->pkg && o->merge) {
+        tr_usage("%s", "--merge needs the JSON reports of the shards (oxl test --merge a.json b.json ...)");
+        return TR_EXIT_USAGE;
+    }
     if (!o->pkg) o->pkg = ".";
+    int more = tr_check_more_opts(o);
+    if (more != TR_GO_ON) return more;
     if (o->has_seed && o->has_seeds) {
         tr_usage("%s", "--seed and --seeds cannot be used together");
         return TR_EXIT_USAGE;
@@ -279,7 +292,12 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
 /* Bazel's sharding variables; --partition wins over them. */
 static int setup_shards(tr_runner *r) {
     const char *total = getenv("TEST_TOTAL_SHARDS"), *index = getenv("TEST_SHARD_INDEX");
-    if (r->o.has_partition) {
+    bool k8s;
+    int ks = tr_setup_k8s_shards(r, &k8s);
+    if (ks != TR_GO_ON) return ks;
+    if (k8s) {
+        /* --partition hash:auto/N or OXL_TEST_TOTAL_SHARDS: set */
+    } else if (r->o.has_partition) {
         r->sharded = r->o.part_total > 1;
         r->shard_index = r->o.part_index;
         r->shard_total = r->o.part_total;
@@ -362,6 +380,7 @@ int tr_setup_env(tr_runner *r) {
         return TR_EXIT_USAGE;
     }
     r->shared_off = fs && strcmp(fs, "0") == 0;
+    if ((s = tr_export_more_opts(r)) != TR_GO_ON) return s;
     /* every process inherits it and the test binary checks it as
      * oxl_sched_options_default does: checked here once, a bad value is
      * the run's usage error rather than every seed's exit status 2 */

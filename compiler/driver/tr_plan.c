@@ -118,7 +118,7 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
     r->rep->test_end(r, oc);
 }
 
-int tr_run_plan(tr_runner *r) {
+void tr_plan_prepare(tr_runner *r) {
     size_t nunit = 0, nsim = 0;
     /* unit tests first, then sim tests, each in source order; tests with
      * no process in this shard are left out */
@@ -138,6 +138,20 @@ int tr_run_plan(tr_runner *r) {
             } else {
                 c = tr_in_shard(r, t, 0) ? 1 : 0;
             }
+            if (r->sharded) {
+                /* for the shard status line: the processes of every shard */
+                r->sharded = false;
+                if (t->sim) {
+                    tr_gen g;
+                    tr_sim_gen(r, t, &g);
+                    r->plan_all += tr_gen_count(r, &g);
+                    free(g.pre);
+                } else {
+                    r->plan_all++;
+                }
+                r->sharded = true;
+            }
+            r->plan_in_shard += c;
             if (c == 0) continue;
             order[n] = t;
             counts[n++] = c;
@@ -151,10 +165,18 @@ int tr_run_plan(tr_runner *r) {
     r->outs = tr_xmalloc((n + 1) * sizeof *r->outs);
     memset(r->outs, 0, (n + 1) * sizeof *r->outs);
     for (size_t i = 0; i < n; i++) r->outs[i].test = order[i];
+    free(r->plan_counts);
+    r->plan_counts = counts;
+    r->plan_nunit = nunit;
+    r->plan_nsim = nsim;
+}
 
-    r->rep->start(r, nunit, nsim);
-    bool fail_fast = !r->o.no_fail_fast, failed = false;
-    if (nunit) {
+void tr_plan_execute(tr_runner *r, bool *failed_before, tr_totals *tot) {
+    const tr_test **order = r->sel;
+    size_t n = r->nsel, nunit = r->plan_nunit;
+    uint64_t *counts = r->plan_counts;
+    bool fail_fast = !r->o.no_fail_fast, failed = *failed_before;
+    if (nunit && !(failed && fail_fast) && !r->interrupted) {
         tr_gen g;
         memset(&g, 0, sizeof g);
         g.units = order;
@@ -178,32 +200,48 @@ int tr_run_plan(tr_runner *r) {
         run_sim_test(r, &r->outs[i], counts[i]);
         if (r->outs[i].run && !r->outs[i].passed) failed = true;
     }
-    free(counts);
-    tr_totals tot = {0};
+    *failed_before = failed;
     for (size_t i = 0; i < n; i++) {
         tr_outcome *oc = &r->outs[i];
         if (oc->interrupted) {
-            tot.interrupted++;
+            tot->interrupted++;
         } else if (!oc->run) {
-            tot.skipped++;
+            tot->skipped++;
             r->rep->test_end(r, oc);
-        } else if (oc->passed) tot.passed++;
+        } else if (oc->passed) tot->passed++;
         else {
-            tot.failed++;
-            if (oc->nondet) tot.nondet++;
+            tot->failed++;
+            if (oc->nondet) tot->nondet++;
         }
     }
-    int status = r->interrupted       ? 130
-                 : tot.nondet        ? TR_EXIT_NONDETERMINISM
-                 : tot.failed        ? TR_EXIT_FAILED
-                                     : TR_EXIT_PASS;
+}
+
+int tr_plan_status(const tr_runner *r, const tr_totals *tot) {
+    return r->interrupted   ? 130
+           : tot->nondet    ? TR_EXIT_NONDETERMINISM
+           : tot->failed    ? TR_EXIT_FAILED
+                            : TR_EXIT_PASS;
+}
+
+bool tr_plan_junit(tr_runner *r) {
+    const char *junit = r->o.junit;
+    if (!junit) junit = getenv("XML_OUTPUT_FILE");
+    return !(junit && *junit) || tr_write_junit(r, junit);
+}
+
+int tr_run_plan(tr_runner *r) {
+    tr_plan_prepare(r);
+    tr_shard_status(r, r->plan_in_shard, r->plan_all);
+    r->rep->start(r, r->plan_nunit, r->plan_nsim);
+    bool failed = false;
+    tr_totals tot = {0};
+    tr_plan_execute(r, &failed, &tot);
+    int status = tr_plan_status(r, &tot);
     if (r->interrupted) {
         tr_clear_progress(r);
         fprintf(stderr, "oxl test: interrupted; the running tests were killed\n");
     }
     r->rep->end(r, &tot, status);
-    const char *junit = r->o.junit;
-    if (!junit) junit = getenv("XML_OUTPUT_FILE");
-    if (junit && *junit && !tr_write_junit(r, junit) && status == TR_EXIT_PASS) status = TR_EXIT_USAGE;
+    if (!tr_plan_junit(r) && status == TR_EXIT_PASS) status = TR_EXIT_USAGE;
     return status;
 }

@@ -7,8 +7,10 @@
 
 static void start(tr_runner *r, size_t nunit, size_t nsim) {
     tr_buf b = {0};
+    char from[64];
+    if (r->multi) snprintf(from, sizeof from, "%zu packages", r->ngroup);
     tr_buf_printf(&b, "running %zu unit test%s and %zu sim test%s from %s with %d job%s", nunit, nunit == 1 ? "" : "s",
-                  nsim, nsim == 1 ? "" : "s", r->o.pkg, r->o.jobs, r->o.jobs == 1 ? "" : "s");
+                  nsim, nsim == 1 ? "" : "s", r->multi ? from : r->o.pkg, r->o.jobs, r->o.jobs == 1 ? "" : "s");
     if (r->sharded) tr_buf_printf(&b, " (shard %" PRIu64 " of %" PRIu64 ")", r->shard_index + 1, r->shard_total);
     tr_buf_puts(&b, "\n");
     tr_emit(&b);

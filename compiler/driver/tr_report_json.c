@@ -39,6 +39,7 @@ static void start(tr_runner *r, size_t nunit, size_t nsim) {
     tr_json_str(&b, r->o.pkg);
     tr_buf_printf(&b, ",\"unit\":%zu,\"sim\":%zu,\"jobs\":%d", nunit, nsim, r->o.jobs);
     if (r->sharded) tr_buf_printf(&b, ",\"shard\":%" PRIu64 ",\"shards\":%" PRIu64, r->shard_index, r->shard_total);
+    tr_json_run_fields(r, &b); /* tr_merge.c: what --merge checks */
     tr_buf_puts(&b, "}\n");
     tr_emit(&b);
 }
@@ -51,6 +52,7 @@ static void test_start(tr_runner *r, const tr_test *t, uint64_t seeds) {
     tr_buf_puts(&b, ",\"location\":");
     tr_json_str(&b, t->loc);
     if (t->sim) tr_buf_printf(&b, ",\"seeds\":%" PRIu64, seeds);
+    tr_json_test_fields(r, t, &b);
     tr_buf_puts(&b, "}\n");
     tr_emit(&b);
 }
@@ -62,6 +64,8 @@ static void seed(tr_runner *r, const tr_item *it, uint64_t pos, const tr_outcome
     tr_json_str(&b, it->test->name);
     tr_buf_printf(&b, ",\"seed\":%" PRIu64 ",\"replayed\":%s,", it->seed, it->replay ? "true" : "false");
     item_fields(r, &b, it);
+    tr_buf_puts(&b, ",\"package\":");
+    tr_json_str(&b, it->test->pkg);
     tr_buf_puts(&b, "}\n");
     tr_emit(&b);
 }
@@ -125,7 +129,16 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
         tr_buf_puts(&b, ",\"failure\":{");
         item_fields(r, &b, &oc->fail);
         tr_buf_puts(&b, "}");
+        if (oc->rerun_done) {
+            /* the determinism re-run, for --merge */
+            tr_buf_puts(&b, ",\"rerun\":{");
+            item_fields(r, &b, &oc->rerun);
+            tr_buf_puts(&b, "}");
+        }
     }
+    tr_buf_puts(&b, ",\"location\":");
+    tr_json_str(&b, t->loc);
+    tr_json_test_fields(r, t, &b);
     tr_buf_puts(&b, "}\n");
     tr_emit(&b);
 }

@@ -16,6 +16,12 @@ static void tap_desc(tr_buf *b, const char *s) {
     }
 }
 
+/* A test's description: "pkg: name" in a run of many packages. */
+static void tap_name(const tr_runner *r, tr_buf *b, const tr_test *t) {
+    if (r->multi) tap_desc(b, t->pkg), tr_buf_puts(b, ": ");
+    tap_desc(b, t->name);
+}
+
 /* A YAML block (TAP 13 diagnostics) of a failing test or seed. */
 static void tap_yaml(const tr_runner *r, tr_buf *b, const char *indent, const tr_outcome *oc, const tr_item *it) {
     tr_buf_printf(b, "%s  ---\n", indent);
@@ -72,7 +78,7 @@ static void tap_yaml(const tr_runner *r, tr_buf *b, const char *indent, const tr
 static void start(tr_runner *r, size_t nunit, size_t nsim) {
     (void)nunit, (void)nsim;
     tr_buf b = {0};
-    tr_buf_printf(&b, "TAP version 13\n1..%zu\n", r->nsel);
+    tr_buf_printf(&b, "TAP version 13\n1..%zu\n", r->plan_tests ? r->plan_tests : r->nsel);
     tr_emit(&b);
 }
 
@@ -81,7 +87,7 @@ static void test_start(tr_runner *r, const tr_test *t, uint64_t seeds) {
     if (!t->sim) return;
     tr_buf b = {0};
     tr_buf_puts(&b, "# Subtest: ");
-    tap_desc(&b, t->name);
+    tap_name(r, &b, t);
     tr_buf_puts(&b, "\n");
     tr_emit(&b);
 }
@@ -102,7 +108,7 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
     /* an interrupted test is not ok: never a pass for work not done */
     bool ok = !oc->interrupted && (oc->passed || !oc->run);
     tr_buf_printf(&b, "%s %d - ", ok ? "ok" : "not ok", r->tap_n);
-    tap_desc(&b, t->name);
+    tap_name(r, &b, t);
     tr_buf why = {0};
     if (!oc->run) tr_not_run_text(r, oc, &why);
     if (oc->interrupted) tr_buf_printf(&b, " # %s", why.s);

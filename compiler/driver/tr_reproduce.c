@@ -57,6 +57,7 @@ void tr_reproduce_line(tr_runner *r, tr_outcome *oc) {
     if (oc->test->sim) tr_buf_printf(&b, " --seed %" PRIu64, oc->fail.seed);
     if (r->o.opt_level == 2) tr_buf_puts(&b, " -O2");
     if (r->o.timeout != TR_DEFAULT_TIMEOUT) tr_buf_printf(&b, " -t %g", r->o.timeout);
+    if (r->o.time_limit) tr_buf_puts(&b, " --time-limit "), tr_shell_word(&b, r->o.time_limit);
     /* the policy is part of the seed's schedule */
     if (oc->test->sim && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(&b, " --policy fifo");
     if (oc->test->sim && r->o.policy == TR_POLICY_PCT)

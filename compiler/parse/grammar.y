@@ -527,6 +527,15 @@ unary(R) ::= SPAWN(K) body(B). {
     n->b = B;
     R = n;
 }
+/* spawn(name: "client 3") f(x): the task's name in reports and traces */
+unary(R) ::= SPAWN(K) LPAREN IDENT(N) COLON expr(E) RPAREN postfix(P). {
+    R = p_spawn_named(ctx, p_spawn_call(ctx, &K, P), &N, E);
+}
+unary(R) ::= SPAWN(K) LPAREN IDENT(N) COLON expr(E) RPAREN body(B). {
+    ast_node *n = p_node(ctx, AST_SPAWN, join(K.span, B->span));
+    n->b = B;
+    R = p_spawn_named(ctx, n, &N, E);
+}
 
 postfix(R) ::= primary(P). { R = P; }
 postfix(R) ::= postfix(P) DOT IDENT(N). {

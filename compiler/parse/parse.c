@@ -50,6 +50,8 @@ typedef struct parse_ctx {
     uint32_t heads[BASE_MAX_NESTING + 1]; /* bracket depths of heads waiting for their body */
     uint32_t nheads;
     uint32_t depth_before;    /* nopen before the current token */
+    uint32_t spawn_opts_depth; /* 1 + nopen outside `spawn(` while its options are open; 0: none */
+    bool spawn_opts_closed;   /* the last token closed them */
     base_span cur_span;       /* the current token's place */
 
     /* The top of lemon's stack before the current token: the expected set
@@ -267,6 +269,14 @@ static ast_node *p_unary(parse_ctx *ctx, const lex_token *op_tok, ast_op op, ast
     ast_node *n = p_node(ctx, AST_UNARY, join(op_tok->span, e->span));
     n->op = (uint8_t)op;
     n->a = e;
+    return n;
+}
+
+/* spawn(name: e): the only option of spawn is its task's name (c). */
+static ast_node *p_spawn_named(parse_ctx *ctx, ast_node *n, const lex_token *label, ast_node *name) {
+    if (strcmp(label->text, "name") != 0)
+        p_error(ctx, label->span, "spawn takes one option, its task's name: spawn(name: \"client 3\") f(x)");
+    n->c = name;
     return n;
 }
 
@@ -679,8 +689,17 @@ static void feed(parse_ctx *ctx) {
             }
         }
 
+        /* spawn(name: ...) { ... }: the '{' right after spawn's options opens its body */
+        bool after_spawn_opts = ctx->spawn_opts_closed;
+        ctx->spawn_opts_closed = false;
+        if (t.kind == LEX_LPAREN && ctx->prev_code == TK_SPAWN) ctx->spawn_opts_depth = before + 1;
+        else if (t.kind == LEX_RPAREN && ctx->spawn_opts_depth && ctx->nopen + 1 == ctx->spawn_opts_depth) {
+            ctx->spawn_opts_depth = 0;
+            ctx->spawn_opts_closed = true;
+        }
         if (t.kind == LEX_LBRACE) {
-            if (ctx->prev_code == TK_ELSE || ctx->prev_code == TK_SPAWN || ctx->prev_code == TK_FATARROW) {
+            if (ctx->prev_code == TK_ELSE || ctx->prev_code == TK_SPAWN || ctx->prev_code == TK_FATARROW ||
+                after_spawn_opts) {
                 code = TK_BODY;
             } else if (ctx->nheads && ctx->heads[ctx->nheads - 1] == before) {
                 code = TK_BODY;

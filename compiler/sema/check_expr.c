@@ -754,6 +754,8 @@ static sema_type *check_index(sema_ctx *c, ast_node *e) {
 }
 
 static sema_type *check_spawn(sema_ctx *c, ast_node *e) {
+    if (e->c) /* spawn(name: ...): evaluated before the call's arguments */
+        sema_check_value(c, e->c, c->t_string, "a task's name");
     if (e->b)
         return ty_task(c, sema_check_spawn_block(c, e->b));
     if (!e->a || e->a->kind != AST_CALL) {

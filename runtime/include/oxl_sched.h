@@ -147,6 +147,9 @@ void oxl_task_cancel(oxl_task *t);
 void oxl_task_cancel_at_wait(oxl_task *t);
 oxl_task *oxl_task_self(void);
 uint64_t oxl_task_id(const oxl_task *t); /* 1 = the root task, then in spawn order */
+/* The name reports and traces give the task instead of "task <id>"
+ * (copied; not part of the trace hash). */
+void oxl_task_set_name(oxl_task *t, const char *name);
 oxl_node *oxl_task_node(const oxl_task *t);
 
 /* What the running task's next waits are for, in failure reports ("awaiting
@@ -234,6 +237,12 @@ typedef uint64_t (*oxl_thunk)(void *env);
 /* spawn: runs fn(env) in a new task of the running task's node. The handle
  * and env stay reachable for the collector until the task ends. */
 oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line);
+/* spawn(name: n): names the task just spawned (oxl_task_set_name). Panics
+ * on an empty name, one over OXL_TASK_NAME_MAX bytes, or one with a
+ * control character (it would break a report's lines). */
+#define OXL_TASK_NAME_MAX 128
+struct oxl_str_obj;
+void oxl_go_name(oxl_go_handle *h, const struct oxl_str_obj *name, const char *file, int line);
 /* t.join(): the task's result word. Joining again, or from several tasks,
  * gives the same result; joining a cancelled task panics: "joined a
  * cancelled task" after t.cancel(), or names the killed node. */

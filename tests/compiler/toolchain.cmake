@@ -1,6 +1,7 @@
 # Toolchain tests around code generation (TAP):
 #   debug_info  DWARF: gdb backtraces at main.oxl:<line>, the line table
 #   install     cmake --install and the installed oxl finding runtime and std
+#   cmake_find_package  find_package(oxl) and oxl_add_tests() after the install
 #   gc_bound    an allocation-heavy OxL program in bounded memory
 #   compile_limits  programs past the compiler's limits: many items, huge
 #               constants, odd unions and test names, two spellings of a package
@@ -17,6 +18,11 @@ if(TARGET oxlcodegen)
   endif()
   add_test(NAME install COMMAND install_test ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR})
   set_tests_properties(install PROPERTIES LABELS "codegen;install" TIMEOUT 300)
+  # find_package(oxl) and oxl_add_tests() in a project outside the tree (tests/cmake/)
+  add_test(NAME cmake_find_package
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cmake/find_package.sh ${CMAKE_COMMAND} ${CMAKE_CTEST_COMMAND}
+                   ${CMAKE_BINARY_DIR})
+  set_tests_properties(cmake_find_package PROPERTIES LABELS "install;runner" TIMEOUT 300)
 
   add_executable(gc_bound_test compiler/gc_bound_test.c compiler/cmd.c)
   target_link_libraries(gc_bound_test PRIVATE oxl_tap)

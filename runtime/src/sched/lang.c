@@ -63,6 +63,23 @@ oxl_go_handle *oxl_go(oxl_thunk fn, void *env, const char *file, int line) {
     return h;
 }
 
+void oxl_go_name(oxl_go_handle *h, const struct oxl_str_obj *name, const char *file, int line) {
+    if (!h || !h->task) return;
+    int64_t n = name ? name->len : 0;
+    if (n == 0) oxl_panic_at(file, line, "a task's name is empty (spawn(name: ...))");
+    if (n > OXL_TASK_NAME_MAX)
+        oxl_panic_at(file, line, "a task's name is %" PRId64 " bytes; at most %d (spawn(name: ...))", n, OXL_TASK_NAME_MAX);
+    char buf[OXL_TASK_NAME_MAX + 1];
+    for (int64_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name->data[i];
+        if (c < 0x20 || c == 0x7f)
+            oxl_panic_at(file, line, "a task's name has a control character (byte %" PRId64 "): it would break a report's lines", i);
+        buf[i] = (char)c;
+    }
+    buf[n] = '\0';
+    oxl_task_set_name(h->task, buf);
+}
+
 /* Join may be called again, and by several tasks at once: all get the same
  * result. Until one join has returned, each joins the task itself (the
  * scheduler lets several tasks wait for one, and keeps its record until

@@ -156,7 +156,21 @@ static int cmp_task_id(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void describe_wait(const oxl_task *t, char *buf, size_t cap) {
+/* "client 3" for a task spawned with a name, else "task 6". */
+static const char *task_label(const oxl_sched *s, uint64_t id, char *buf, size_t cap) {
+    const char *name = s && s->world ? sim_task_name(s->world, id) : NULL;
+    if (name) return name;
+    snprintf(buf, cap, "task %" PRIu64, id);
+    return buf;
+}
+
+void oxl_task_set_name(oxl_task *t, const char *name) {
+    oxl_sched *s = sched_enter("oxl_task_set_name");
+    if (!s || !t || !name) return;
+    sim_name_task(s->world, t->id, name);
+}
+
+static void describe_wait(const oxl_sched *s, const oxl_task *t, char *buf, size_t cap) {
     char when[48];
     if (t->wait != WAIT_NONE && t->wait_note) { /* what the wait is for, as its maker put it */
         t->wait_note(t->wait_note_arg, buf, cap);
@@ -173,7 +187,11 @@ static void describe_wait(const oxl_task *t, char *buf, size_t cap) {
             snprintf(buf, cap, "in select over %u channel operations", t->wait_cases);
         }
         return;
-    case WAIT_JOIN: snprintf(buf, cap, "joining task %" PRIu64, t->wait_obj); return;
+    case WAIT_JOIN: {
+        char lb[32];
+        snprintf(buf, cap, "joining %s", task_label(s, t->wait_obj, lb, sizeof lb));
+        return;
+    }
     case WAIT_SLEEP:
         format_instant(when, sizeof when, t->wait_until);
         snprintf(buf, cap, "sleeping until %s", when);
@@ -214,9 +232,10 @@ static void append_state(oxl_sched *s) {
     qsort(live, n, sizeof *live, cmp_task_id);
     for (size_t i = 0; i < n && i < REPORT_MAX_TASKS; i++) {
         char what[256];
-        describe_wait(live[i], what, sizeof what);
-        fprintf(out, "  task %" PRIu64 " on %s: %s at %s:%d\n", live[i]->id, node_label(live[i]->node), what,
-                live[i]->file ? live[i]->file : "?", live[i]->line);
+        char lb[32];
+        describe_wait(s, live[i], what, sizeof what);
+        fprintf(out, "  %s on %s: %s at %s:%d\n", task_label(s, live[i]->id, lb, sizeof lb), node_label(live[i]->node),
+                what, live[i]->file ? live[i]->file : "?", live[i]->line);
     }
     if (n > REPORT_MAX_TASKS) fprintf(out, "  ... and %zu more tasks\n", n - REPORT_MAX_TASKS);
     free(live);
@@ -640,9 +659,10 @@ oxl_join_status oxl_join_at(oxl_task *t, void **value, const char *file, int lin
     if (!s) return OXL_JOIN_CANCELLED;
     oxl_task *self = s->current;
     if (!t) oxl_panic_at(file, line, "join of a NULL task");
-    if (t == self) oxl_panic_at(file, line, "task %" PRIu64 " joins itself", self->id);
-    if (t->joined) oxl_panic_at(file, line, "task %" PRIu64 " is joined twice", t->id);
-    if (t->detached) oxl_panic_at(file, line, "task %" PRIu64 " is detached and cannot be joined", t->id);
+    char lb[32];
+    if (t == self) oxl_panic_at(file, line, "%s joins itself", task_label(s, self->id, lb, sizeof lb));
+    if (t->joined) oxl_panic_at(file, line, "%s is joined twice", task_label(s, t->id, lb, sizeof lb));
+    if (t->detached) oxl_panic_at(file, line, "%s is detached and cannot be joined", task_label(s, t->id, lb, sizeof lb));
     if (t->state != TASK_DONE && t->state != TASK_CANCELLED) {
         self->wait = WAIT_JOIN;
         self->wait_obj = t->id;
@@ -805,8 +825,9 @@ static _Noreturn void end_run(oxl_sched_status how, const char *head, const char
     }
     fprintf(out, "%s: ", head);
     vfprintf(out, fmt, ap);
+    char lb[32];
     if (s && s->current)
-        fprintf(out, "\n  at %s:%d (task %" PRIu64 " on %s)", file ? file : "?", line, s->current->id,
+        fprintf(out, "\n  at %s:%d (%s on %s)", file ? file : "?", line, task_label(s, s->current->id, lb, sizeof lb),
                 node_label(s->current->node));
     else
         fprintf(out, "\n  at %s:%d", file ? file : "?", line);

@@ -244,6 +244,12 @@ struct oxl_world {
     size_t fault_next[OXL_FAULT_NKINDS]; /* REPLAY: each kind's next listed chance, ordinals rising */
     oxl_fault *fault_fired;               /* REPLAY: the listed ones that fired, as this run saw them */
     size_t nfault_fired, fault_fired_cap;
+    /* spawn(name: ...): task id -> interned name, for traces and reports */
+    struct sim_task_name {
+        uint64_t id;
+        uint32_t label;
+    } *task_names;
+    size_t ntask_names, task_names_cap;
 };
 
 /* faults.c */
@@ -291,6 +297,10 @@ bool sim_next_event_time(oxl_world *w, oxl_time_ns *t);
 typedef enum sim_step_result { SIM_STEP_RAN, SIM_STEP_EMPTY, SIM_STEP_LATE } sim_step_result;
 sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t);
 uint32_t sim_intern(oxl_world *w, const char *label);
+/* trace.c: a task's name (spawn(name: ...)); NULL for a task without one.
+ * Names are not part of the trace hash: naming a task changes no run. */
+void sim_name_task(oxl_world *w, uint64_t task_id, const char *name);
+const char *sim_task_name(const oxl_world *w, uint64_t task_id);
 /* Boots a node just added right away instead of at its queued boot event. */
 void sim_boot_now(oxl_world *w, oxl_node_id id);
 

@@ -97,10 +97,13 @@ size_t oxl_world_trace_format(const oxl_world *w, const oxl_trace_event *ev, cha
     case OXL_EV_SKEW: n = snprintf(p, room, "%s %+" PRId64 "ns", node, (int64_t)ev->arg); break;
     case OXL_EV_DISK: n = snprintf(p, room, "%s %s", node, label); break;
     case OXL_EV_NETCONF: n = snprintf(p, room, "%s = %" PRIu64, label, ev->arg); break;
-    case OXL_EV_TASK:
-        n = snprintf(p, room, "%s task %" PRIu64 " on %s", label, ev->arg & ((UINT64_C(1) << 40) - 1),
-                     ev->node == OXL_NO_NODE ? "process" : node);
+    case OXL_EV_TASK: {
+        uint64_t id = ev->arg & ((UINT64_C(1) << 40) - 1);
+        const char *name = sim_task_name(w, id);
+        if (name) n = snprintf(p, room, "%s %s on %s", label, name, ev->node == OXL_NO_NODE ? "process" : node);
+        else n = snprintf(p, room, "%s task %" PRIu64 " on %s", label, id, ev->node == OXL_NO_NODE ? "process" : node);
         break;
+    }
     case OXL_EV_RPC: /* call ids are the caller's incarnation << 40 | its count of calls; 0: a local call */
         if (ev->arg)
             n = snprintf(p, room, "%s: %s #%" PRIu64 ".%" PRIu64 " with %s", node, label, ev->arg >> 40,
@@ -180,4 +183,25 @@ int64_t oxl_trace_first_divergence(const oxl_world *a, const oxl_world *b, FILE 
     }
     if (out) fprintf(out, "the runs diverge before event #%" PRIu64 " (outside the kept window)\n", lo);
     return (int64_t)lo;
+}
+
+void sim_name_task(oxl_world *w, uint64_t task_id, const char *name) {
+    uint32_t label = sim_intern(w, name);
+    for (size_t i = 0; i < w->ntask_names; i++)
+        if (w->task_names[i].id == task_id) {
+            w->task_names[i].label = label;
+            return;
+        }
+    if (w->ntask_names == w->task_names_cap) {
+        w->task_names_cap = w->task_names_cap ? w->task_names_cap * 2 : 16;
+        w->task_names = sim_xrealloc(w->task_names, w->task_names_cap * sizeof *w->task_names);
+    }
+    w->task_names[w->ntask_names].id = task_id;
+    w->task_names[w->ntask_names++].label = label;
+}
+
+const char *sim_task_name(const oxl_world *w, uint64_t task_id) {
+    for (size_t i = w->ntask_names; i-- > 0;)
+        if (w->task_names[i].id == task_id) return w->labels.items[w->task_names[i].label].text;
+    return NULL;
 }

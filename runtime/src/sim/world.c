@@ -184,6 +184,7 @@ void oxl_world_free(oxl_world *w) {
     free(w->failure);
     sim_trace_free(&w->trace);
     labels_free(&w->labels);
+    free(w->task_names);
     free(w);
 }
 

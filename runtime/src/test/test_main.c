@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define TEST_TAIL_EVENTS 20
+#define TEST_TAIL_MAX 1000000 /* OXL_TEST_TRACE_TAIL's largest number */
 #define TEST_MAX_NODES 1024
 #define TEST_MAX_ROLES 64
 
@@ -216,6 +217,29 @@ static bool trace_dump_close(FILE *out, const char *path, const oxl_trace_dump *
     return ok;
 }
 
+/* OXL_TEST_TRACE_TAIL: how many trace events a failing seed's report
+ * shows (docs/test-binary.md): a number, or "all" (every event the trace
+ * keeps). False (said) on a bad value. */
+static bool trace_tail(size_t *n) {
+    const char *env = getenv("OXL_TEST_TRACE_TAIL");
+    *n = TEST_TAIL_EVENTS;
+    if (!env) return true;
+    if (strcmp(env, "all") == 0) {
+        *n = SIZE_MAX;
+        return true;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 10);
+    if (!*env || *env == '-' || *env == '+' || *end || errno || v > TEST_TAIL_MAX) {
+        fprintf(stderr, "error: OXL_TEST_TRACE_TAIL='%s' is not a number of trace events (0 to %d) or 'all'\n", env,
+                TEST_TAIL_MAX);
+        return false;
+    }
+    *n = (size_t)v;
+    return true;
+}
+
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
@@ -223,7 +247,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     if (!policy_from_env(&opt, &policy)) return 2;
     test_dump *dump = &run_dump;
     if (!test_dump_from_env(dump)) return 2;
-    opt.tail_events = TEST_TAIL_EVENTS;
+    if (!trace_tail(&opt.tail_events)) return 2;
     opt.stack_size = 1024 * 1024; /* as in a real-time run: the same recursion fits */
     if (tc->nnodes > TEST_MAX_NODES) {
         fprintf(stderr, "error: the test asks for %" PRId64 " nodes (the limit is %d)\n", tc->nnodes, TEST_MAX_NODES);
