@@ -109,6 +109,11 @@ typedef struct tr_proc {
     tr_server *srv;     /* a child of this fork server; NULL: spawned by the runner */
     bool ended;         /* srv: the server has told its status */
     bool lost;          /* srv: the server ended first; the child was killed, its result is unknown */
+    bool queued;        /* srv: sent, no `pid` answer yet (pid is 0) */
+    bool refused;       /* srv: the server answered `error` (also lost: nothing ran) */
+    double timeout;     /* srv: the deadline's seconds after the `pid` answer */
+    char *report;       /* srv, lazy: the report line the status carried (malloc'd); no files were written */
+    bool lazy;          /* srv: its output stays in the server unless reported */
 } tr_proc;
 #define TR_MAX_JOBS 1024
 
@@ -149,11 +154,29 @@ tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t c
  * when the server refused or failed: then nothing runs and the caller
  * starts the process another way. */
 bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
-                   double timeout, char *why, size_t cap);
+                   double timeout, bool lazy, char *why, size_t cap);
+/* The same without waiting for the `pid` answer: p is queued until it
+ * comes (tr_server_pump), then runs; an `error` answer makes it ended,
+ * lost and refused (tr_server_why says why). lazy: the output stays in
+ * the server's memory unless the process is reported (docs/test-binary.md,
+ * "Fast requests"): a passing one leaves p->report and no files. */
+bool tr_server_submit(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
+                      double timeout, bool lazy, char *why, size_t cap);
+/* At most jobs processes at once in the server; the rest wait there, in
+ * order. Before the first request only. */
+void tr_server_set_jobs(tr_server *s, int jobs);
+/* p is no longer the caller's to be told of: a child started for it
+ * later is killed at once. */
+void tr_server_forget(tr_server *s, tr_proc *p);
+/* With jobs set, the server holds its queue after each lazy process
+ * that ended without a report line (a failure, a crash, a kill) until
+ * told: this lets it go on, or (drop) refuses what waits there first
+ * (each such process ends refused). */
+void tr_server_resume(tr_server *s, bool drop);
 /* The descriptor to wait on for its answers; -1 once it has ended. */
 int tr_server_fd(const tr_server *s);
-/* Whether it has started a process (a server that failed before that
- * cannot serve; one that failed after may have been killed by one). */
+/* Whether it said `ready` (a server that failed before that cannot
+ * serve; one that failed after may have been killed by a process it ran). */
 bool tr_server_answered(const tr_server *s);
 /* Ends its input: it runs what it has started, reports it and exits (a
  * server for one process). */
