@@ -29,6 +29,9 @@
  *                machine cannot give a stack ends
  *     exhaustonce the same the first time only, a pass after (needs
  *                FAKE_STATE_DIR): a run that ran out where another did not
+ *     countfiles appends "<seed> files=<n>" to FAKE_STATE_DIR/files: n the
+ *                capture files (out-*, err-*) in the directory that holds
+ *                OXL_DATA_DIR, the run's temporary directory
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
  * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec> <ppid>" to FAKE_STATE_DIR/log
  * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
@@ -115,6 +118,8 @@ static bool seed_in(const char *set, uint64_t seed) {
 }
 
 /* Whether ACTION applies to seed; *param gets what follows '='. */
+static void count_files(const char *seed_text, const char *data);
+
 static bool has_rule(const char *rules, const char *action, uint64_t seed, long *param) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", rules);
@@ -353,6 +358,7 @@ static int run_test(void) {
         printf("stdout of seed %" PRIu64 "\n", seed);
         fprintf(stderr, "stderr of seed %" PRIu64 "\n", seed);
     }
+    if (has_rule(t->rules, "countfiles", seed, NULL)) count_files(seed_text, data);
     if (has_rule(t->rules, "big", seed, NULL))
         for (int i = 0; i < 2000; i++) fprintf(stderr, "line %04d of a long story, padded to fifty bytes....\n", i);
     if (has_rule(t->rules, "nondet", seed, NULL)) {
@@ -415,4 +421,27 @@ static int run_test(void) {
         for (;;) pause();
     }
     finish(0);
+}
+
+/* countfiles: what the runner left beside this process's data directory. */
+static void count_files(const char *seed_text, const char *data) {
+    const char *dir = getenv("FAKE_STATE_DIR");
+    if (!dir) return;
+    char parent[4096], path[4096], line[128];
+    snprintf(parent, sizeof parent, "%s", data);
+    char *slash = strrchr(parent, '/');
+    if (slash) *slash = '\0';
+    int count = 0;
+    DIR *d = opendir(parent);
+    if (!d) count = -1;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, "out-", 4) == 0 || strncmp(e->d_name, "err-", 4) == 0) count++;
+    if (d) closedir(d);
+    snprintf(path, sizeof path, "%s/files", dir);
+    int len = snprintf(line, sizeof line, "%s files=%d\n", seed_text ? seed_text : "-", count);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        (void)!write(fd, line, (size_t)len);
+        close(fd);
+    }
 }
