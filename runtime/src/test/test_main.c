@@ -9,6 +9,7 @@
 #include "oxl_test.h"
 #include "test_serve.h"
 #include "fence/fence.h"
+#include "sched/fiber.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +20,8 @@
 #define TEST_TAIL_EVENTS 20
 #define TEST_MAX_NODES 1024
 #define TEST_MAX_ROLES 64
+#define TEST_STACK_SIZE (1024 * 1024) /* of a sim test's tasks */
+#define TEST_SERVE_STACKS 8           /* mapped by the fork server for its children */
 
 static void put_escaped(const char *s, int64_t n, FILE *out) {
     for (int64_t i = 0; i < n; i++) {
@@ -116,7 +119,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
     opt.tail_events = TEST_TAIL_EVENTS;
-    opt.stack_size = 1024 * 1024; /* as in a real-time run: the same recursion fits */
+    opt.stack_size = TEST_STACK_SIZE; /* as in a real-time run: the same recursion fits */
     if (tc->nnodes > TEST_MAX_NODES) {
         fprintf(stderr, "error: the test asks for %" PRId64 " nodes (the limit is %d)\n", tc->nnodes, TEST_MAX_NODES);
         return 2;
@@ -207,6 +210,9 @@ int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t nte
             return 0;
         }
         if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
+            /* a seed's first task stacks, mapped once here for every child
+             * (a child that needs more maps them itself) */
+            sched_stack_reserve(TEST_STACK_SIZE, TEST_SERVE_STACKS);
             serve_ctx c = {tests, ntests};
             return oxl_test_serve(serve_run, &c);
         }
