@@ -144,6 +144,9 @@ bool tr_wait_event(double timeout, const int *fds, size_t n);
 int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *env, int in_fd, int out_fd,
              const char *out, const char *err);
 /* ---- the fork server: the test binary's --serve (docs/test-binary.md) ---- */
+/* The LD_BIND_NOW value a server is started with when the runner has none:
+ * the server drops exactly this one (runtime/src/test/test_serve.c). */
+#define TR_SERVE_BIND_NOW "oxl-serve"
 /* Starts `exe --serve`, its stderr into the file err. NULL, with why
  * filled, when it cannot be started. */
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap);

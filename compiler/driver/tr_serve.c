@@ -84,7 +84,12 @@ tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t c
     }
     /* the server's environment has none of a process's variables: each
      * child gets exactly those its request names */
-    static const char *const env[] = {"OXL_TEST_RUN", "OXL_TEST_SEED", "OXL_SIM_REPORT", "OXL_DATA_DIR", NULL};
+    /* and the dynamic loader binds every library's symbols at its exec,
+     * not lazily in each forked child (a lookup and a written page per
+     * first call, per process); the server drops this setting before its
+     * first child, which sees the runner's environment (docs/test-binary.md) */
+    const char *env[] = {"OXL_TEST_RUN", "OXL_TEST_SEED", "OXL_SIM_REPORT", "OXL_DATA_DIR", NULL, NULL};
+    if (!getenv("LD_BIND_NOW")) env[4] = "LD_BIND_NOW=" TR_SERVE_BIND_NOW;
     pid_t pid;
     int e = tr_spawn(&pid, exe, "--serve", env, in[0], out[1], NULL, err);
     close(in[0]);
