@@ -29,6 +29,7 @@
  *                machine cannot give a stack ends
  *     exhaustonce the same the first time only, a pass after (needs
  *                FAKE_STATE_DIR): a run that ran out where another did not
+ *     bindnow    appends "LD_BIND_NOW=<value or (unset)>" to FAKE_STATE_DIR/bind
  *     countfiles appends "<seed> files=<n>" to FAKE_STATE_DIR/files: n the
  *                capture files (out-*, err-*) in the directory that holds
  *                OXL_DATA_DIR, the run's temporary directory
@@ -359,6 +360,17 @@ static int run_test(void) {
         fprintf(stderr, "stderr of seed %" PRIu64 "\n", seed);
     }
     if (has_rule(t->rules, "countfiles", seed, NULL)) count_files(seed_text, data);
+    if (has_rule(t->rules, "bindnow", seed, NULL)) {
+        const char *dir = getenv("FAKE_STATE_DIR"), *bind = getenv("LD_BIND_NOW");
+        char path[4096], line[256];
+        snprintf(path, sizeof path, "%s/bind", dir ? dir : "/nonexistent");
+        int len = snprintf(line, sizeof line, "LD_BIND_NOW=%s\n", bind ? bind : "(unset)");
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            (void)!write(fd, line, (size_t)len);
+            close(fd);
+        }
+    }
     if (has_rule(t->rules, "big", seed, NULL))
         for (int i = 0; i < 2000; i++) fprintf(stderr, "line %04d of a long story, padded to fifty bytes....\n", i);
     if (has_rule(t->rules, "nondet", seed, NULL)) {

@@ -280,9 +280,33 @@ static void test_runner_on_top(void) {
     tap_is_int(servers_left(), 0, "and no fork server");
 }
 
+/* A server is started with every symbol bound (LD_BIND_NOW=oxl-serve),
+ * which its children do not see; a runner's own LD_BIND_NOW is kept. */
+static void test_bind_now(void) {
+    set_tests("sim|1|2|bind|bindnow@*\n");
+    char path[TR_PATH];
+    snprintf(path, sizeof path, "%s/bind", state);
+    reset_state();
+    unsetenv("LD_BIND_NOW");
+    result r = run_env(NULL, ARGS(pkg));
+    tap_is_int(r.status, 0, "a run without LD_BIND_NOW passes");
+    char *bind = slurp(path);
+    tap_is_str(bind, "LD_BIND_NOW=(unset)\nLD_BIND_NOW=(unset)\n", "its seeds do not see the server's setting");
+    free(bind);
+    free_result(&r);
+    reset_state();
+    r = run_env(ENV("LD_BIND_NOW=1"), ARGS(pkg));
+    bind = slurp(path);
+    tap_is_str(bind, "LD_BIND_NOW=1\nLD_BIND_NOW=1\n", "the runner's own LD_BIND_NOW reaches its seeds as it was");
+    free(bind);
+    free_result(&r);
+    remove_failures();
+}
+
 int main(void) {
     harness_init("runner-serve-test");
     test_lazy_and_jobs();
     test_runner_on_top();
+    test_bind_now();
     return harness_done();
 }
