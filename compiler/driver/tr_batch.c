@@ -21,7 +21,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define TR_QUEUED_PER_JOB 2 /* slots a job: one running, one queued in the server */
+/* slots a job: one running, the rest queued in the server, which forks
+ * the next the moment one ends even while the runner has not looked (a
+ * fail-fast run drops what is queued past a failure: see tr_serve.c) */
+#define TR_QUEUED_PER_JOB 4
 
 typedef struct slot {
     tr_proc p;

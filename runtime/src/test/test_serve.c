@@ -76,7 +76,26 @@ static void on_signal(int sig) {
     errno = e;
 }
 
-/* A failed write means the runner is gone: nothing is left to serve. */
+/* Answers wait in a buffer until the loop is about to sleep: a child's
+ * `status` and the next one's `pid` reach the runner in one write (one
+ * wakeup). A failed write means the runner is gone: nothing is left to
+ * serve, and nothing of what was served may stay. */
+static char out_buf[2 * SERVE_LINE];
+static size_t out_len;
+
+static void flush_answers(void) {
+    for (size_t done = 0; done < out_len;) {
+        ssize_t w = write(1, out_buf + done, out_len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            test_isolate_kill_all();
+            _exit(3);
+        }
+        done += (size_t)w;
+    }
+    out_len = 0;
+}
+
 static void answer(const char *fmt, ...) {
     char buf[SERVE_LINE];
     va_list ap;
@@ -85,17 +104,9 @@ static void answer(const char *fmt, ...) {
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1;
-    for (size_t done = 0; done < (size_t)n;) {
-        ssize_t w = write(1, buf + done, (size_t)n - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            /* the runner is gone: nothing is left to serve, and nothing
-             * of what was served may stay */
-            test_isolate_kill_all();
-            _exit(3);
-        }
-        done += (size_t)w;
-    }
+    if (out_len + (size_t)n > sizeof out_buf) flush_answers();
+    memcpy(out_buf + out_len, buf, (size_t)n);
+    out_len += (size_t)n;
 }
 
 /* Splits line into fields at tabs and undoes the escapes in place. */
@@ -286,6 +297,7 @@ static void start(server *s, char *line) {
         close(s->devnull);
         close(chld_pipe[0]);
         close(chld_pipe[1]);
+        out_len = 0; /* the server's answers are the server's to write */
         /* the server's list is not the child's: a test that ends by
          * exit() would have it reported as a leak; nor are the other
          * children's captures */
@@ -516,6 +528,7 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     size_t len = 0;
     bool input = true, skipping = false;
     while ((input || s.nkids > 0 || s.qlen > 0) && !ending) {
+        flush_answers();
         struct pollfd pf[2] = {{chld_pipe[0], POLLIN, 0}, {0, POLLIN, 0}};
         if (poll(pf, input ? 2 : 1, kill_late(&s)) < 0) {
             if (errno != EINTR) break;
@@ -553,6 +566,7 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
         }
     }
     if (!ending) reap(&s);
+    flush_answers();
     /* the parent died (PR_SET_PDEATHSIG) or asked: what runs dies; at the
      * end of the input, what the children left behind (adopted) */
     test_isolate_kill_all();
