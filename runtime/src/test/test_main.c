@@ -115,7 +115,7 @@ static void *sim_root(void *arg) {
     return NULL;
 }
 
-static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
+static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t *trace) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
     opt.tail_events = TEST_TAIL_EVENTS;
@@ -139,6 +139,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
                 r.switches);
         if (status != 0 && r.tail) fputs(r.tail, stderr);
     }
+    if (trace) *trace = r.trace_hash;
     oxl_sched_result_free(&r);
     return status;
 }
@@ -186,7 +187,7 @@ static int run_from_env(const oxl_test_case *tests, int64_t ntests) {
         return 2;
     }
     if (!fence_config_from_env()) return 2; /* OXL_SIM_FENCE, said why */
-    return run_sim(tc, seed, report);
+    return run_sim(tc, seed, report, NULL);
 }
 
 typedef struct serve_ctx {
@@ -197,6 +198,17 @@ typedef struct serve_ctx {
 static int serve_run(void *arg) {
     const serve_ctx *c = arg;
     return run_from_env(c->tests, c->ntests);
+}
+
+/* One seed of the explorer (--explore): a sim test run in this process,
+ * as an exec'd run of it would run (the same status and trace). */
+static int explore_run(void *arg, uint64_t index, uint64_t seed, uint64_t *trace) {
+    const serve_ctx *c = arg;
+    if (index >= (uint64_t)c->ntests || !c->tests[index].sim) {
+        fprintf(stderr, "error: --explore: test %" PRIu64 " is not a sim test of this binary\n", index);
+        return 2;
+    }
+    return run_sim(&c->tests[index], seed, false, trace);
 }
 
 int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t ntests) {
@@ -216,8 +228,13 @@ int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t nte
             serve_ctx c = {tests, ntests};
             return oxl_test_serve(serve_run, &c);
         }
+        if (argc == 2 && strcmp(argv[1], "--explore") == 0) {
+            if (!fence_config_from_env()) return 2; /* OXL_SIM_FENCE, said why */
+            serve_ctx c = {tests, ntests};
+            return oxl_test_explore(explore_run, &c);
+        }
         fprintf(stderr,
-                "usage: %s [--list | --serve]  (run a test with OXL_TEST_RUN=<index> [OXL_TEST_SEED=<n>])\n",
+                "usage: %s [--list | --serve | --explore]  (run a test with OXL_TEST_RUN=<index> [OXL_TEST_SEED=<n>])\n",
                 argv[0]);
         return 2;
     }
