@@ -237,6 +237,7 @@ typedef struct tr_opts {
     const char *color;
     bool show_commands;
     int opt_level;
+    bool in_process; /* --in-process: sim seeds in long-lived explorers (tr_explore.c) */
 } tr_opts;
 
 typedef struct tr_test {
@@ -375,7 +376,12 @@ typedef struct tr_gen {
     bool pre_replayed; /* pre are the failures file's seeds (not --seed's) */
     bool range, range_done, all_shards;
     uint64_t lo, hi, cur;
+    tr_item *back; /* given back (tr_gen_give_back), taken again first (malloc'd) */
+    size_t nback, backpos, back_cap;
 } tr_gen;
+/* Items taken and not run, given back in order: tr_gen_next gives them
+ * again before anything else. */
+void tr_gen_give_back(tr_gen *g, const tr_item *it);
 bool tr_in_shard(const tr_runner *r, const tr_test *t, uint64_t seed);
 /* The seeds of sim test t in this run (g->pre is malloc'd). */
 void tr_sim_gen(tr_runner *r, const tr_test *t, tr_gen *g);
@@ -397,6 +403,20 @@ typedef void (*tr_item_done_fn)(tr_runner *r, tr_item *it, uint64_t pos, void *c
 uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what,
                       tr_item_done_fn done, void *ctx);
 void tr_free_item(tr_item *it);
+
+/* tr_explore.c: --in-process. Runs g's seeds of sim test t in an
+ * explorer (the test binary's --explore, one process for seed after seed)
+ * and hands each passing one to done at positions from *pos on. It stops
+ * at a seed that did not pass there (it failed, the explorer crashed or
+ * hung), which it gives back to g with every seed after it: the caller
+ * runs that one in a fresh process, which decides its result.
+ * TR_EXPLORE_LEAKED: its canary seed ran differently than at first (said
+ * as `state leaked between seeds`): the rest is the caller's, in process
+ * mode. */
+enum { TR_EXPLORE_DONE, TR_EXPLORE_STOPPED, TR_EXPLORE_LEAKED, TR_EXPLORE_UNAVAILABLE };
+int tr_explore(tr_runner *r, const tr_test *t, tr_gen *g, uint64_t *pos, uint64_t total, const char *what,
+               tr_item_done_fn done, void *ctx);
+
 
 /* tr_report.c: what the formats share. */
 #define TR_RED "\033[31m"

@@ -82,6 +82,8 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
 #define VALUE(lng, shrt) take_value(argc, argv, &i, lng, shrt, &v)
         if (strcmp(a, "--no-fail-fast") == 0) {
             o->no_fail_fast = true;
+        } else if (strcmp(a, "--in-process") == 0) {
+            o->in_process = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
         } else if (strcmp(a, "-###") == 0) {
