@@ -35,6 +35,7 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_junit.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_explore.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
   CACHE INTERNAL "")
 target_link_libraries(oxl PRIVATE oxlfront)

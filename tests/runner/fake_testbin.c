@@ -38,7 +38,9 @@
  * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
  * makes it print a malformed line. `--serve` is the serve mode, with the
  * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=refuse
- * makes it exit 2 at once, as a binary without the mode would. */
+ * makes it exit 2 at once, as a binary without the mode would. `--explore`
+ * is the explorer (runtime/src/test/test_explore.c's loop; explore_run
+ * says which rules it knows); FAKE_EXPLORE=refuse makes it exit 2. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
@@ -223,8 +225,48 @@ static int serve_run(void *ctx) {
     return run_test();
 }
 
+/* --explore: a seed in this process. The rules it knows: fail (101),
+ * crash (abort: the explorer dies), hang, leak (the trace of every run
+ * after the first in this process differs: state that leaks), and
+ * explorefail (101 here only; a pass in a process of its own). It logs
+ * "<index> <seed> explore" to FAKE_STATE_DIR/log. */
+static int explore_run(void *ctx, uint64_t index, uint64_t s, uint64_t *out_trace) {
+    (void)ctx;
+    static int runs;
+    if (index >= (uint64_t)n || strcmp(ts[index].kind, "sim") != 0) return 2;
+    const test *t = &ts[index];
+    char seed_text[32];
+    snprintf(seed_text, sizeof seed_text, "%" PRIu64, s);
+    const char *dir = getenv("FAKE_STATE_DIR");
+    if (dir) {
+        char path[4096], line[128];
+        snprintf(path, sizeof path, "%s/log", dir);
+        int len = snprintf(line, sizeof line, "%" PRIu64 " %s explore\n", index, seed_text);
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            (void)!write(fd, line, (size_t)len);
+            close(fd);
+        }
+    }
+    *out_trace = fnv(t->name, fnv(seed_text, 0xcbf29ce484222325ull));
+    if (has_rule(t->rules, "leak", s, NULL) && runs++ > 0) *out_trace ^= (uint64_t)runs;
+    if (has_rule(t->rules, "crash", s, NULL)) abort();
+    if (has_rule(t->rules, "hang", s, NULL))
+        for (;;) pause();
+    if (has_rule(t->rules, "fail", s, NULL) || has_rule(t->rules, "explorefail", s, NULL)) return 101;
+    return 0;
+}
+
 int main(int argc, char **argv) {
     n = load(ts, 64);
+    if (argc == 2 && strcmp(argv[1], "--explore") == 0) {
+        const char *mode = getenv("FAKE_EXPLORE");
+        if (mode && strcmp(mode, "refuse") == 0) {
+            fputs("fake_testbin: no explore mode today\n", stderr);
+            return 2;
+        }
+        return oxl_test_explore(explore_run, NULL);
+    }
     if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
         const char *mode = getenv("FAKE_SERVE");
         if (mode && strcmp(mode, "refuse") == 0) {
