@@ -390,12 +390,16 @@ static void take_request(server *s, char *line) {
 
 /* Starts what waits, as far as the jobs allow. */
 static void start_queued(server *s) {
+    static char line[SERVE_LINE];
     while (s->qlen && s->nkids < s->jobs && !s->holds) {
-        char *line = s->queue[s->qhead];
+        char *q = s->queue[s->qhead];
         s->qhead = (s->qhead + 1) % SERVE_MAX_QUEUED;
         s->qlen--;
+        /* freed before the fork: a child that ends by exit() holds nothing
+         * of the server's on its heap */
+        snprintf(line, sizeof line, "%s", q);
+        free(q);
         start(s, line);
-        free(line);
     }
 }
 
