@@ -25,7 +25,6 @@
 #define EXPLORE_CANARY_EVERY 100     /* seeds between two runs of the canary */
 #define EXPLORE_MAX_CANARY_EVERY 1000000000ull
 
-#define EXPLORE_RING (TR_MAX_JOBS * (EXPLORE_IN_FLIGHT + 2))
 
 /* A seed sent to an explorer, in the run's order. */
 typedef struct pending {
@@ -56,7 +55,8 @@ typedef struct explore {
     tr_gen *g;
     explorer *xs;
     int nx;
-    pending *ring; /* positions [head, next) of this sweep, mod EXPLORE_RING */
+    pending *ring; /* positions [head, next) of this sweep, mod ring_cap */
+    uint64_t ring_cap;
     uint64_t head, next;
     uint64_t every;
     bool gen_done;
@@ -137,7 +137,7 @@ static bool ex_flush(explorer *x) {
 /* Every explorer stopped; every position not reported given back, in order. */
 static void stop_all(explore *e) {
     for (int i = 0; i < e->nx; i++) ex_stop(&e->xs[i]);
-    for (uint64_t p = e->head; p < e->next; p++) tr_gen_give_back(e->g, &e->ring[p % EXPLORE_RING].it);
+    for (uint64_t p = e->head; p < e->next; p++) tr_gen_give_back(e->g, &e->ring[p % e->ring_cap].it);
     e->head = e->next;
 }
 
@@ -146,7 +146,7 @@ static void ex_died(explore *e, explorer *x) {
     for (size_t i = 0; i < x->n; i++) {
         long at = x->q[(x->head + i) % (EXPLORE_IN_FLIGHT + 2)];
         if (at < 0) continue;
-        pending *p = &e->ring[(uint64_t)at % EXPLORE_RING];
+        pending *p = &e->ring[(uint64_t)at % e->ring_cap];
         p->answered = true;
         p->status = -1;
         break; /* its oldest seed; what it had after that is given back with it */
@@ -157,16 +157,16 @@ static void ex_died(explore *e, explorer *x) {
 /* Sends x seeds until it has EXPLORE_IN_FLIGHT, when it is down to half. */
 static bool refill(explore *e, explorer *x) {
     if (x->pid <= 0 || e->gen_done || x->n > EXPLORE_IN_FLIGHT / 2) return true;
-    while (x->n < EXPLORE_IN_FLIGHT && e->next - e->head < EXPLORE_RING) {
+    while (x->n < EXPLORE_IN_FLIGHT && e->next - e->head < e->ring_cap) {
         tr_item it;
         if (!tr_gen_next(e->r, e->g, &it)) {
             e->gen_done = true;
             break;
         }
-        pending *p = &e->ring[e->next % EXPLORE_RING];
+        pending *p = &e->ring[e->next % e->ring_cap];
         memset(p, 0, sizeof *p);
         p->it = it;
-        ex_send(x, &it, (long)(e->next % EXPLORE_RING));
+        ex_send(x, &it, (long)(e->next % e->ring_cap));
         e->next++;
     }
     return ex_flush(x);
@@ -192,7 +192,7 @@ static bool take_answers(explore *e, explorer *x) {
         size_t used = (size_t)(nl - x->buf) + 1;
         memmove(x->buf, x->buf + used, x->len - used);
         x->len -= used;
-        pending *p = at >= 0 ? &e->ring[(uint64_t)at % EXPLORE_RING] : NULL;
+        pending *p = at >= 0 ? &e->ring[(uint64_t)at % e->ring_cap] : NULL;
         if (!ok || seed != (p ? p->it.seed : x->canary.seed)) {
             ex_died(e, x); /* not an explorer of this protocol: as if it died on this seed */
             return true;
@@ -240,7 +240,8 @@ int tr_explore(tr_runner *r, const tr_test *t, tr_gen *g, uint64_t *pos, uint64_
         return TR_EXPLORE_UNAVAILABLE;
     }
     e.xs = calloc((size_t)e.nx, sizeof *e.xs);
-    e.ring = malloc(EXPLORE_RING * sizeof *e.ring);
+    e.ring_cap = (uint64_t)e.nx * (EXPLORE_IN_FLIGHT + 2);
+    e.ring = malloc(e.ring_cap * sizeof *e.ring);
     int *fds = malloc((size_t)e.nx * sizeof *fds);
     if (!e.xs || !e.ring || !fds) abort();
     int why = TR_EXPLORE_DONE;
@@ -259,8 +260,8 @@ int tr_explore(tr_runner *r, const tr_test *t, tr_gen *g, uint64_t *pos, uint64_
         uint64_t answered = 0;
         for (int i = 0; i < e.nx; i++) answered += e.xs[i].answered;
         /* report in order what has passed; stop at what has not */
-        while (e.head < e.next && e.ring[e.head % EXPLORE_RING].answered) {
-            pending *p = &e.ring[e.head % EXPLORE_RING];
+        while (e.head < e.next && e.ring[e.head % e.ring_cap].answered) {
+            pending *p = &e.ring[e.head % e.ring_cap];
             if (p->status == -1 && !answered) {
                 /* its explorer died on its first seed, and no other has
                  * answered: not a leak (nothing ran before it), a binary
