@@ -29,6 +29,12 @@
  *                                           fork (target for trivial: <= 2)
  *   runner.<test>.j2_vs_j1.ratio
  *   runner.trivial.fork_vs_spawn_j1.ratio
+ *   runner.bank_inproc_j<N>.seeds_per_sec   the bank's 20,000 seeds with
+ *                                           --in-process (and its CPU)
+ *   runner.bank_inproc_vs_process_j<N>.ratio per seed, process mode over
+ *                                           --in-process (target: >= 10)
+ *   runner.bank_inproc.canary_cost_{cpu,wall}_pct  a canary every 100
+ *                                           seeds against none
  * The machine's load (its 1-minute load average) is printed first and last:
  * the figures are only as quiet as the machine was.
  *
@@ -337,6 +343,7 @@ int main(int argc, char **argv) {
         {"messages", "messages", NULL, 1, SEEDS, false},
         {"bank", "concurrent transfers keep the books balanced", "2000", 1, 2000, true},
     };
+    double bank_best[3] = {UNSET, UNSET, UNSET}, bank_cpu[3] = {UNSET, UNSET, UNSET};
     for (int t = 0; t < 3; t++) {
         /* [server?][jobs]: oxl test; direct and served: the baselines */
         double best[2][3] = {{UNSET, UNSET, UNSET}, {UNSET, UNSET, UNSET}}, best_direct = UNSET, best_served = UNSET;
@@ -392,12 +399,65 @@ int main(int argc, char **argv) {
                "x");
         figure(&status, have(best[1][1]) && have(best[1][2]), nm, ".j2_vs_j1.ratio", 2, best[1][1] / best[1][2],
                "x");
+        if (tests[t].bank) {
+            for (int j = 1; j <= 2; j++) {
+                bank_best[j] = best[1][j];
+                bank_cpu[j] = cpu[j];
+            }
+        }
         if (t == 0) {
             figure(&status, have(best[0][1]), nm, "_spawn_j1.seeds_per_sec", 0, n / best[0][1], "seeds/s");
             figure(&status, have(best_direct), nm, ".direct_seeds_per_sec", 0, n / best_direct, "seeds/s");
             figure(&status, have(best[0][1]) && have(best[1][1]), nm, ".fork_vs_spawn_j1.ratio", 2,
                    best[0][1] / best[1][1], "x");
         }
+    }
+    /* --in-process on the bank: 20,000 seeds, so the run's start is a small
+     * part; with the canary every 100 seeds (the default) and never */
+    {
+        enum { INPROC_SEEDS = 20000 };
+        double ibest[3] = {UNSET, UNSET, UNSET}, icpu[3] = {UNSET, UNSET, UNSET}, nocanary = UNSET,
+               nocanary_cpu = UNSET;
+        for (int r = 0; r < RUNS; r++) {
+            for (int j = 1; j <= 3; j++) {
+                /* j == 3: -j 1 without the canary */
+                char jobs[8];
+                snprintf(jobs, sizeof jobs, "%d", j == 3 ? 1 : j);
+                if (j == 3) setenv("OXL_TEST_CANARY_EVERY", "1000000000", 1);
+                char *targv[] = {oxl, "test", bank, "--exact", "concurrent transfers keep the books balanced", "-j",
+                                 jobs, "--seeds", "20000", "--in-process", NULL};
+                double t0 = now_s();
+                int st = run(targv, NULL);
+                double sec = now_s() - t0;
+                unsetenv("OXL_TEST_CANARY_EVERY");
+                if (st != 0) {
+                    fprintf(stderr, "bench_runner: oxl test --in-process -j %s exited %d\n", jobs, st);
+                    status = 1;
+                } else if (j == 3) {
+                    if (sec < nocanary) nocanary = sec;
+                    if (last_cpu < nocanary_cpu) nocanary_cpu = last_cpu;
+                } else {
+                    if (sec < ibest[j]) ibest[j] = sec;
+                    if (last_cpu < icpu[j]) icpu[j] = last_cpu;
+                }
+            }
+        }
+        figure(&status, have(ibest[1]), "bank_inproc", "_j1.seeds_per_sec", 0, INPROC_SEEDS / ibest[1], "seeds/s");
+        figure(&status, have(ibest[2]), "bank_inproc", "_j2.seeds_per_sec", 0, INPROC_SEEDS / ibest[2], "seeds/s");
+        figure(&status, have(icpu[1]), "bank_inproc", "_j1.cpu_us_per_seed", 1, icpu[1] / INPROC_SEEDS * 1e6, "us");
+        figure(&status, have(icpu[2]), "bank_inproc", "_j2.cpu_us_per_seed", 1, icpu[2] / INPROC_SEEDS * 1e6, "us");
+        figure(&status, have(ibest[1]) && have(bank_best[1]), "bank_inproc", "_vs_process_j1.ratio", 1,
+               (bank_best[1] / 2000) / (ibest[1] / INPROC_SEEDS), "x");
+        figure(&status, have(ibest[2]) && have(bank_best[2]), "bank_inproc", "_vs_process_j2.ratio", 1,
+               (bank_best[2] / 2000) / (ibest[2] / INPROC_SEEDS), "x");
+        figure(&status, have(icpu[1]) && have(bank_cpu[1]), "bank_inproc", "_vs_process_cpu_j1.ratio", 1,
+               (bank_cpu[1] / 2000) / (icpu[1] / INPROC_SEEDS), "x");
+        /* the canary's runs are 1 in 101: its cost in CPU time (the wall
+         * time of a loaded machine moves more than that) */
+        figure(&status, have(icpu[1]) && have(nocanary_cpu), "bank_inproc", ".canary_cost_cpu_pct", 1,
+               (icpu[1] - nocanary_cpu) / nocanary_cpu * 100, "% (a canary every 100 seeds against none, -j 1)");
+        figure(&status, have(ibest[1]) && have(nocanary), "bank_inproc", ".canary_cost_wall_pct", 1,
+               (ibest[1] - nocanary) / nocanary * 100, "%");
     }
     printf("runner.load_after: %.2f (1-minute load average; 2 cores)\n", load_avg());
     char cmd[PATH_MAX + 32];
