@@ -74,6 +74,8 @@ static uint64_t canary_every(void) {
     return n;
 }
 
+bool tr_explore_check_env(void) { return canary_every() != 0; }
+
 static bool ex_start(tr_runner *r, explorer *x) {
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) != 0) return false;
@@ -234,11 +236,8 @@ static bool take_answers(explore *e, explorer *x) {
 int tr_explore(tr_runner *r, const tr_test *t, tr_gen *g, uint64_t *pos, uint64_t total, const char *what,
                tr_item_done_fn done, void *ctx) {
     explore e = {.r = r, .t = t, .g = g, .nx = r->o.jobs};
-    e.every = canary_every();
-    if (!e.every) {
-        r->interrupted = true; /* a bad setting: nothing more runs */
-        return TR_EXPLORE_UNAVAILABLE;
-    }
+    e.every = canary_every(); /* good: tr_setup_env checked it */
+    if (!e.every) return TR_EXPLORE_UNAVAILABLE;
     e.xs = calloc((size_t)e.nx, sizeof *e.xs);
     e.ring_cap = (uint64_t)e.nx * (EXPLORE_IN_FLIGHT + 2);
     e.ring = malloc(e.ring_cap * sizeof *e.ring);

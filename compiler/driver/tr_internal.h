@@ -414,6 +414,8 @@ void tr_free_item(tr_item *it);
  * as `state leaked between seeds`): the rest is the caller's, in process
  * mode. */
 enum { TR_EXPLORE_DONE, TR_EXPLORE_STOPPED, TR_EXPLORE_LEAKED, TR_EXPLORE_UNAVAILABLE };
+/* OXL_TEST_CANARY_EVERY is unset or good; false (said) when not. */
+bool tr_explore_check_env(void);
 int tr_explore(tr_runner *r, const tr_test *t, tr_gen *g, uint64_t *pos, uint64_t total, const char *what,
                tr_item_done_fn done, void *ctx);
 
