@@ -268,6 +268,7 @@ int tr_setup_env(tr_runner *r) {
             return TR_EXIT_USAGE;
         }
     }
+    if (!tr_explore_check_env()) return TR_EXIT_USAGE; /* OXL_TEST_CANARY_EVERY, said */
     const char *tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     if ((size_t)snprintf(r->tmp, sizeof r->tmp, "%s/oxl-test-XXXXXX", tmpdir) >= sizeof r->tmp || !mkdtemp(r->tmp)) {
