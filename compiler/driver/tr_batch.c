@@ -352,7 +352,11 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
         for (int i = 0; i < nslots; i++) {
             slot *s = &slots[i];
             if (!s->busy) continue;
-            if (r->interrupted || broken) {
+            /* one that ended before the interrupt keeps its result: with
+             * requests queued in the server, the next may have started
+             * before the runner read this one's status */
+            if ((r->interrupted || broken) && s->p.srv) tr_server_pump(s->p.srv);
+            if ((r->interrupted || broken) && !(s->p.srv && s->p.ended && !s->p.lost)) {
                 tr_proc_kill(&s->p);
                 if (s->p.refused) unstarted++;
                 stop_own_server(r, s);
