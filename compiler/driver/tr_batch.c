@@ -159,10 +159,16 @@ static bool start_own_server(tr_runner *r, slot *s, const char *const *env) {
         tr_server_close_input(s->own);
         return true;
     }
-    if (s->own && tr_server_answered(s->own) && s->p.srv == s->own && s->p.lost && !s->p.refused) {
-        /* it died with the process in flight, before the `pid` answer was
-         * read: the process may have killed it (its result: a crash with
-         * its server, finish_slot), and is never spawned by the runner */
+    if (tr_server_request_lost(s->own)) {
+        /* it died with the process's request in hand, before the `pid`
+         * answer was read: nothing else ran there, so the process took it
+         * down (a server's children die with it). The process has ended,
+         * lost with its server: a crash, never spawned by the runner. */
+        memset(&s->p, 0, sizeof s->p);
+        s->p.start = s->p.end = tr_now();
+        s->p.ran = -1;
+        s->p.srv = s->own;
+        s->p.ended = s->p.lost = true;
         return true;
     }
     tr_server_stop(s->own);
@@ -222,7 +228,7 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
                 /* the server may have forked a child into these paths
                  * before it failed (it dies with the server): start
                  * again another way, in paths of its own */
-                serve_fail(r, why, !tr_server_answered(r->srv));
+                serve_fail(r, why, !tr_server_answered(r->srv) && !tr_server_request_lost(r->srv));
                 trash_slot(r, s);
                 return start_slot(r, s, it, pos);
             }

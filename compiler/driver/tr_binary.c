@@ -231,6 +231,29 @@ static bool run_and_wait(tr_runner *r, tr_proc *p) {
     return true;
 }
 
+/* Why a --list layout field is malformed, or NULL: "-" for a unit test;
+ * for a sim test nodes separated by ',', each a name with its roles after
+ * '=' joined by '+', every name letters, digits, '_' and '-'. */
+static const char *check_layout(bool sim, const char *s) {
+    if (!sim) return strcmp(s, "-") == 0 ? NULL : "a unit test has '-' for its layout";
+    if (strcmp(s, "-") == 0) return NULL; /* a sim test on the default node */
+    bool want_name = true, in_roles = false;
+    for (const char *c = s;; c++) {
+        bool name_char = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                         *c == '_' || *c == '-';
+        if (name_char) {
+            want_name = false;
+            continue;
+        }
+        if (want_name) return "a sim test's layout has an empty node or role name";
+        if (*c == '\0') return NULL;
+        if (*c == ',') in_roles = false;
+        else if (*c == '=' && !in_roles) in_roles = true;
+        else if (*c != '+' || !in_roles) return "a sim test's layout is not node=role+role,...";
+        want_name = true;
+    }
+}
+
 /* Runs `<bin> --list` and reads its lines (docs/test-binary.md). */
 int tr_read_list(tr_runner *r) {
     char out[TR_PATH], err[TR_PATH];
@@ -266,13 +289,13 @@ int tr_read_list(tr_runner *r) {
         char *nl = strchr(s, '\n');
         if (!nl) nl = s + strlen(s);
         line++;
-        char *f[6];
+        char *f[7];
         int nf = 0;
         bool too_many = false;
         f[nf++] = s;
         for (char *c = s; c < nl; c++) {
             if (*c != '\t') continue;
-            if (nf == 6) {
+            if (nf == 7) {
                 too_many = true;
                 break;
             }
@@ -285,7 +308,7 @@ int tr_read_list(tr_runner *r) {
         tr_test t;
         memset(&t, 0, sizeof t);
         uint64_t idx = 0;
-        if (nf != 6 || too_many) why = "expected 6 fields separated by tabs";
+        if (nf != 7 || too_many) why = "expected 7 fields separated by tabs";
         else if (!tr_parse_u64(f[0], &idx) || idx != (uint64_t)r->ntests) why = "the index is not the line's number from 0";
         else if (strcmp(f[1], "unit") == 0) {
             if (strcmp(f[2], "-") || strcmp(f[3], "-")) why = "a unit test has '-' for its seeds";
@@ -295,6 +318,7 @@ int tr_read_list(tr_runner *r) {
                 why = "a sim test's seeds are two integers, first <= last";
             else if (t.last - t.first >= TR_MAX_SEEDS) why = "more than 2^40 seeds";
         } else why = "the kind is neither unit nor sim";
+        if (!why) why = check_layout(t.sim, f[6]);
         bool name_ok = true;
         if (!why) {
             t.name = tr_name_unescape(f[5], strlen(f[5]), false, &name_ok);
@@ -308,6 +332,7 @@ int tr_read_list(tr_runner *r) {
         }
         t.index = (int)idx;
         t.loc = tr_xstrdup(f[4]);
+        t.layout = tr_xstrdup(f[6]);
         tr_buf shown = {0};
         tr_name_escape(&shown, t.name);
         t.shown = shown.s;

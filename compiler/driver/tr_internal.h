@@ -181,6 +181,10 @@ int tr_server_fd(const tr_server *s);
 /* Whether it said `ready` (a server that failed before that cannot
  * serve; one that failed after may have been killed by a process it ran). */
 bool tr_server_answered(const tr_server *s);
+/* True when it was ready, was sent a request and died before answering
+ * it: the process it forked may have killed it before it could say its
+ * pid, so it is no sign that the binary cannot serve. */
+bool tr_server_request_lost(const tr_server *s);
 /* Ends its input: it runs what it has started, reports it and exits (a
  * server for one process). */
 void tr_server_close_input(tr_server *s);
@@ -245,7 +249,8 @@ typedef struct tr_test {
     bool sim;
     uint64_t first, last;
     char *loc, *name;
-    char *shown; /* the name for a terminal (tr_name_escape) */
+    char *shown;  /* the name for a terminal (tr_name_escape) */
+    char *layout; /* a sim test's nodes and roles as --list gives them ("-": none) */
 } tr_test;
 
 /* One process of the plan: a unit test or one seed of a sim test. */

@@ -20,6 +20,66 @@ static bool selected(const tr_runner *r, const tr_test *t) {
     return true;
 }
 
+/* A layout as --list gives it ("api-0=api,n1") calls each for a node, with
+ * its name and its roles ("api" or "a+b", "" for none). */
+static void each_layout_node(const char *layout, void (*fn)(tr_buf *, const char *, size_t, const char *, size_t),
+                             tr_buf *b) {
+    if (!layout || strcmp(layout, "-") == 0) return;
+    for (const char *s = layout; *s;) {
+        size_t len = strcspn(s, ",");
+        const char *eq = memchr(s, '=', len);
+        size_t name_len = eq ? (size_t)(eq - s) : len;
+        fn(b, s, name_len, eq ? eq + 1 : "", eq ? len - name_len - 1 : 0);
+        s += len;
+        if (*s == ',') s++;
+    }
+}
+
+/* Appends roles ("a+b") to b, each between before and after, sep between. */
+static void put_roles(tr_buf *b, const char *roles, size_t rl, const char *sep, const char *quote) {
+    for (size_t i = 0, start = 0; rl && i <= rl; i++) {
+        if (i < rl && roles[i] != '+') continue;
+        tr_buf_printf(b, "%s%s%.*s%s", start ? sep : "", quote, (int)(i - start), roles + start, quote);
+        start = i + 1;
+    }
+}
+
+static void human_node(tr_buf *b, const char *name, size_t nl, const char *roles, size_t rl) {
+    tr_buf_printf(b, " %.*s", (int)nl, name);
+    if (rl) {
+        tr_buf_puts(b, " (");
+        put_roles(b, roles, rl, ", ", "");
+        tr_buf_puts(b, ")");
+    }
+    tr_buf_puts(b, ",");
+}
+
+/* "      nodes: api-0 (api), storage-0 (storage), n0" under a sim test;
+ * the body runs on the first. */
+static void put_layout_human(tr_buf *b, const char *layout) {
+    if (!layout || strcmp(layout, "-") == 0) return;
+    tr_buf_puts(b, "      nodes:");
+    size_t before = b->len;
+    each_layout_node(layout, human_node, b);
+    if (b->len > before) b->len--; /* the last comma */
+    tr_buf_puts(b, "\n");
+}
+
+static void json_node(tr_buf *b, const char *name, size_t nl, const char *roles, size_t rl) {
+    if (b->s[b->len - 1] != '[') tr_buf_puts(b, ",");
+    tr_buf_printf(b, "{\"node\":\"%.*s\",\"roles\":[", (int)nl, name);
+    put_roles(b, roles, rl, ",", "\"");
+    tr_buf_puts(b, "]}");
+}
+
+/* [{"node":"api-0","roles":["api"]},...]: names are checked identifiers
+ * (tr_binary.c), so they need no JSON escapes. */
+static void put_layout_json(tr_buf *b, const char *layout) {
+    tr_buf_puts(b, "[");
+    each_layout_node(layout, json_node, b);
+    tr_buf_puts(b, "]");
+}
+
 static int list_tests(tr_runner *r) {
     tr_buf b = {0};
     for (size_t i = 0; i < r->nsel; i++) {
@@ -29,12 +89,17 @@ static int list_tests(tr_runner *r) {
             tr_json_str(&b, t->name);
             tr_buf_puts(&b, ",\"location\":");
             tr_json_str(&b, t->loc);
-            if (t->sim) tr_buf_printf(&b, ",\"first_seed\":%" PRIu64 ",\"last_seed\":%" PRIu64, t->first, t->last);
+            if (t->sim) {
+                tr_buf_printf(&b, ",\"first_seed\":%" PRIu64 ",\"last_seed\":%" PRIu64, t->first, t->last);
+                tr_buf_puts(&b, ",\"layout\":");
+                put_layout_json(&b, t->layout);
+            }
             tr_buf_puts(&b, "}\n");
         } else {
             char seeds[64] = "";
             if (t->sim) snprintf(seeds, sizeof seeds, "%" PRIu64 "..%" PRIu64, t->first, t->last);
             tr_buf_printf(&b, "%-4s  %-13s  %s  %s\n", tr_kind_name(t), seeds, t->loc, t->shown);
+            if (t->sim) put_layout_human(&b, t->layout);
         }
     }
     tr_emit(&b);
@@ -46,6 +111,7 @@ static void free_runner(tr_runner *r) {
         free(r->tests[i].name);
         free(r->tests[i].shown);
         free(r->tests[i].loc);
+        free(r->tests[i].layout);
     }
     free(r->tests);
     for (size_t i = 0; r->outs && i < r->nsel; i++) {

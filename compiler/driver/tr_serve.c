@@ -44,6 +44,7 @@ struct tr_server {
     bool jobs_sent, await_ok;
     int owed; /* unclean lazy ends the server holds its queue for (tr_server_resume) */
     bool answered; /* it said `ready` (or started a process): it can serve */
+    bool request_lost; /* it was ready, took a request and died before its answer */
     char err[TR_PATH];
     char why[512];
 };
@@ -118,6 +119,8 @@ void tr_server_set_jobs(tr_server *s, int jobs) {
 
 bool tr_server_answered(const tr_server *s) { return s && s->answered; }
 
+bool tr_server_request_lost(const tr_server *s) { return s && s->request_lost; }
+
 void tr_server_close_input(tr_server *s) {
     if (s && s->req >= 0) {
         close(s->req);
@@ -140,7 +143,10 @@ static void server_dead(tr_server *s, const char *what) {
     }
     s->nprocs = 0;
     /* sent and not started (or not said to be): lost as well; one the
-     * server forked without telling dies with it (PR_SET_PDEATHSIG) */
+     * server forked without telling dies with it (PR_SET_PDEATHSIG). A
+     * ready server that dies between a request and its answer most likely
+     * forked the process, and the process killed it at once. */
+    if (s->ready && s->npending > 0) s->request_lost = true;
     for (size_t i = 0; i < s->npending; i++) {
         tr_proc *p = s->pending[i];
         if (!p) continue;
@@ -439,6 +445,7 @@ bool tr_server_submit(tr_server *s, tr_proc *p, const char *const *env, const ch
     tr_buf_free(&b);
     if (!sent) {
         server_dead(s, "it stopped reading");
+        s->request_lost = s->request_lost || s->ready; /* a process it ran may have killed it */
         snprintf(why, cap, "%s", s->why);
         return false;
     }

@@ -142,6 +142,11 @@ oxl_node *oxl_task_node(const oxl_task *t);
  * they use; NULL clears it. The text must stay valid while it is set (the
  * caller's stack is fine: it is set around a wait the caller makes). */
 void oxl_task_wait_note(const char *note);
+/* The same, written only when a report asks for it: fn(arg, buf, cap)
+ * prints the note into buf. A wait made many times (every rpc call)
+ * costs no formatting this way. arg must stay valid while it is set. */
+typedef void (*oxl_wait_note_fn)(const void *arg, char *buf, size_t cap);
+void oxl_task_wait_note_fn(oxl_wait_note_fn fn, const void *arg);
 void oxl_yield_at(const char *file, int line);
 void oxl_sleep_at(oxl_dur_ns d, const char *file, int line);
 #define oxl_yield() oxl_yield_at(__FILE__, __LINE__)

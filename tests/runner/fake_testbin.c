@@ -37,7 +37,8 @@
  * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec> <ppid>" to FAKE_STATE_DIR/log
  * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
  * makes it print a malformed line. `--serve` is the serve mode, with the
- * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=refuse
+ * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=vanish
+ * says ready and dies (SIGKILL) on its first request; FAKE_SERVE=refuse
  * makes it exit 2 at once, as a binary without the mode would. `--explore`
  * is the explorer (runtime/src/test/test_explore.c's loop; explore_run
  * says which rules it knows); FAKE_EXPLORE=refuse makes it exit 2. */
@@ -273,6 +274,16 @@ int main(int argc, char **argv) {
             fputs("fake_testbin: no serve mode today\n", stderr);
             return 2;
         }
+        if (mode && strcmp(mode, "vanish") == 0) {
+            /* ready, then dead with the first request in hand: what a
+             * server looks like whose child killed it before it could
+             * answer with the pid */
+            char line[8192];
+            fputs("ready\n", stdout);
+            fflush(stdout);
+            if (fgets(line, sizeof line, stdin)) kill(getpid(), SIGKILL);
+            return 0;
+        }
         return oxl_test_serve(serve_run, NULL);
     }
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
@@ -282,8 +293,11 @@ int main(int argc, char **argv) {
             return 1;
         }
         for (int i = 0; i < n; i++)
-            printf("%d\t%s\t%s\t%s\tfake.oxl:%d:1\t%s\n", i, ts[i].kind, ts[i].first, ts[i].last, 3 + 4 * i, ts[i].name);
-        if (mode && strcmp(mode, "bad") == 0) printf("%d\tsim\t5\t1\tfake.oxl:1:1\tbackwards\n", n);
+            printf("%d\t%s\t%s\t%s\tfake.oxl:%d:1\t%s\t%s\n", i, ts[i].kind, ts[i].first, ts[i].last, 3 + 4 * i,
+                   ts[i].name, strcmp(ts[i].kind, "sim") == 0 ? "n0=api,n1=api+db" : "-");
+        if (mode && strcmp(mode, "bad") == 0) printf("%d\tsim\t5\t1\tfake.oxl:1:1\tbackwards\t-\n", n);
+        if (mode && strcmp(mode, "badlayout") == 0) printf("%d\tsim\t1\t5\tfake.oxl:1:1\tbad layout\tn0=\n", n);
+        if (mode && strcmp(mode, "six") == 0) printf("%d\tsim\t1\t5\tfake.oxl:1:1\tno layout\n", n);
         return 0;
     }
     if (argc != 1) {

@@ -357,7 +357,9 @@ static void test_seed_seconds(void) {
     double secs[32];
     int n = seed_seconds(r.out, secs, 32), off = 0;
     for (int i = 0; i < n; i++)
-        if (secs[i] < 0.029 || secs[i] > 0.13) {
+        /* the bound above is loose: a loaded machine makes a fork slow too,
+         * and what matters is that no seed reports less than it slept */
+        if (secs[i] < 0.029 || secs[i] > 2.0) {
             off++;
             tap_diag("seed %d: %.6f s", i + 1, secs[i]);
         }
@@ -614,6 +616,18 @@ static void test_seed_kills_parent(void) {
         free_result(&r);
     }
     tap_is_int(servers_left(), 0, "no fork server is left");
+    remove_failures();
+    /* the race above made certain: a server that dies with a request in
+     * hand (its child killed it before it could say the pid) is no sign
+     * the binary cannot serve, so no later process becomes the runner's
+     * own child, where a seed that kills its parent would kill the runner */
+    set_tests("sim|1|3|s|\n");
+    result r = run_env(ENV("FAKE_SERVE=vanish"), ARGS(pkg, "-j", "1", "-t", "20"));
+    tap_is_int(r.status, 1, "a server that dies with the request: the seed fails");
+    tap_contains(r.out, "seed 1 crashed: SIGKILL, with the fork server that ran it", "as crashed with its server");
+    tap_ok(strstr(r.err, "posix_spawn") == NULL, "and no process is spawned by the runner itself");
+    if (r.status != 1) show(&r);
+    free_result(&r);
     remove_failures();
 }
 

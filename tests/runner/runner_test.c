@@ -660,6 +660,24 @@ static void test_cache(void) {
     tap_is_int(r.status, 3, "--list malformed: status 3");
     tap_contains(r.err, "malformed at line 2: a sim test's seeds are two integers, first <= last", "named");
     free_result(&r);
+    r = run_env(ENV("FAKE_LIST=badlayout"), ARGS(pkg));
+    tap_is_int(r.status, 3, "--list with an empty role: status 3");
+    tap_contains(r.err, "malformed at line 2: a sim test's layout has an empty node or role name", "named");
+    free_result(&r);
+    r = run_env(ENV("FAKE_LIST=six"), ARGS(pkg));
+    tap_is_int(r.status, 3, "--list without a layout field: status 3");
+    tap_contains(r.err, "malformed at line 2: expected 7 fields separated by tabs", "named");
+    free_result(&r);
+    /* the layout as oxl test --list shows it */
+    set_tests("unit|-|-|u|\nsim|1|3|s|\n");
+    r = run_env(NULL, ARGS(pkg, "--list"));
+    tap_is_int(r.status, 0, "--list: status 0");
+    tap_contains(r.out, "\n      nodes: n0 (api), n1 (api, db)\n", "--list: a sim test's nodes and roles");
+    free_result(&r);
+    r = run_env(NULL, ARGS(pkg, "--list", "--format", "json"));
+    tap_contains(r.out, "\"layout\":[{\"node\":\"n0\",\"roles\":[\"api\"]},{\"node\":\"n1\",\"roles\":[\"api\",\"db\"]}]",
+                 "--list JSON: the layout");
+    free_result(&r);
 }
 
 static void test_terminal_and_interrupt(void) {

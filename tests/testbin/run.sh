@@ -42,7 +42,7 @@ check "oxl build --tests builds the test binary" test $? -eq 0 -a -x "$bin"
 
 "$bin" --list >"$tmp/list" 2>"$tmp/err"
 st=$?
-printf '0\tunit\t-\t-\ta_unit.oxl:8:1\tadds\n1\tunit\t-\t-\ta_unit.oxl:12:1\tfails on purpose\n2\tunit\t-\t-\ta_unit.oxl:16:1\ttab\\tback\\\\slash\\nnewline\n3\tsim\t1\t20\tb_sim.oxl:6:1\tthree sleeps share virtual time\n4\tsim\t5\t5\tb_sim.oxl:23:1\tstarts at the epoch\n5\tsim\t1\t3\tb_sim.oxl:32:1\tdeadlocks\n6\tsim\t1\t2\tb_sim.oxl:43:1\tcluster of three\n' >"$tmp/want"
+printf '0\tunit\t-\t-\ta_unit.oxl:8:1\tadds\t-\n1\tunit\t-\t-\ta_unit.oxl:12:1\tfails on purpose\t-\n2\tunit\t-\t-\ta_unit.oxl:16:1\ttab\\tback\\\\slash\\nnewline\t-\n3\tsim\t1\t20\tb_sim.oxl:6:1\tthree sleeps share virtual time\tn0\n4\tsim\t5\t5\tb_sim.oxl:23:1\tstarts at the epoch\tn0\n5\tsim\t1\t3\tb_sim.oxl:32:1\tdeadlocks\tn0\n6\tsim\t1\t2\tb_sim.oxl:43:1\tcluster of three\tn0,n1,n2\n' >"$tmp/want"
 cp "$tmp/list" "$tmp/out"
 check "--list prints every test in source order, names escaped" cmp -s "$tmp/list" "$tmp/want"
 check "--list exits 0" test $st -eq 0

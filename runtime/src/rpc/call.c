@@ -110,6 +110,23 @@ static rpc_node *choose(rpc_run *r, const oxl_service *s) {
 
 /* ---- the call ---- */
 
+/* A call's wait, as a failure report names it. */
+typedef struct call_note {
+    const oxl_service *s;
+    const oxl_rpc_method *m;
+    uint64_t id;
+    const rpc_node *target;
+    oxl_time_ns until;
+} call_note;
+
+static void print_call_note(const void *arg, char *buf, size_t cap) {
+    const call_note *n = arg;
+    snprintf(buf, cap, "awaiting the answer of %s.%s #%llu.%llu from %s until %lld.%09llds", n->s->name, n->m->name,
+             (unsigned long long)(n->id >> RPC_ID_COUNT_BITS),
+             (unsigned long long)(n->id & ((UINT64_C(1) << RPC_ID_COUNT_BITS) - 1)), rpc_node_name(n->target),
+             (long long)(n->until / OXL_SEC), (long long)(n->until % OXL_SEC));
+}
+
 static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_service *s, int64_t method,
                       const oxl_word *args, int64_t deadline, oxl_word *out, const char *file, int line) {
     const oxl_rpc_method *m = &s->methods[method];
@@ -139,12 +156,10 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_ctx_send(c, to, frame->data, frame->len);
 
     oxl_time_ns until = oxl_world_now(oxl_sched_world()) + deadline;
-    char note[256]; /* what this task waits for, should the run fail meanwhile */
-    snprintf(note, sizeof note, "awaiting the answer of %s.%s #%llu.%llu from %s until %lld.%09llds", s->name, m->name,
-             (unsigned long long)(id >> RPC_ID_COUNT_BITS),
-             (unsigned long long)(id & ((UINT64_C(1) << RPC_ID_COUNT_BITS) - 1)), rpc_node_name(target),
-             (long long)(until / OXL_SEC), (long long)(until % OXL_SEC));
-    oxl_task_wait_note(note);
+    /* what this task waits for, should the run fail meanwhile: written
+     * only then */
+    call_note note = {s, m, id, target, until};
+    oxl_task_wait_note_fn(print_call_note, &note);
     for (;;) {
         rpc_reply *rep = NULL;
         oxl_chan_status st;

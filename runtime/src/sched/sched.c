@@ -153,7 +153,7 @@ static int cmp_task_id(const void *a, const void *b) {
 static void describe_wait(const oxl_task *t, char *buf, size_t cap) {
     char when[48];
     if (t->wait != WAIT_NONE && t->wait_note) { /* what the wait is for, as its maker put it */
-        snprintf(buf, cap, "%s", t->wait_note);
+        t->wait_note(t->wait_note_arg, buf, cap);
         return;
     }
     switch ((sched_wait_kind)t->wait) {
@@ -220,9 +220,20 @@ static void append_state(oxl_sched *s) {
     s->report = buf;
 }
 
+static void print_note(const void *note, char *buf, size_t cap) { snprintf(buf, cap, "%s", (const char *)note); }
+
 void oxl_task_wait_note(const char *note) {
     oxl_sched *s = sched_enter("oxl_task_wait_note");
-    if (s) s->current->wait_note = note;
+    if (!s) return;
+    s->current->wait_note = note ? print_note : NULL;
+    s->current->wait_note_arg = note;
+}
+
+void oxl_task_wait_note_fn(oxl_wait_note_fn fn, const void *arg) {
+    oxl_sched *s = sched_enter("oxl_task_wait_note_fn");
+    if (!s) return;
+    s->current->wait_note = fn;
+    s->current->wait_note_arg = arg;
 }
 
 /* ---- switching ---- */

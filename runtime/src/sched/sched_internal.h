@@ -82,7 +82,8 @@ struct oxl_task {
     sched_waiter one_waiter;    /* a plain send or receive waits here: the task's
                                    own cache lines, not its stack's */
     /* colder: what a blocked task waits for, for reports */
-    const char *wait_note;      /* oxl_task_wait_note: the wait's own description */
+    oxl_wait_note_fn wait_note; /* oxl_task_wait_note(_fn): the wait's own description */
+    const void *wait_note_arg;
     uint64_t wait_obj;          /* channel or task id */
     uint32_t wait_cases;
     oxl_time_ns wait_until;

@@ -37,6 +37,27 @@ static void put_escaped(const char *s, int64_t n, FILE *out) {
     }
 }
 
+/* A sim test's layout for --list: its nodes in order (the body's first),
+ * comma-separated, each with its roles after '=' joined by '+'
+ * ("api-0=api,storage-0=storage"; a node serving nothing is its name
+ * alone); "-" for a unit test. Node and role names are identifiers with
+ * a number, so they need none of these separators escaped. */
+static void put_layout(const oxl_test_case *t, FILE *out) {
+    if (!t->sim || t->nnodes <= 0) {
+        putc('-', out);
+        return;
+    }
+    for (int64_t n = 0; n < t->nnodes; n++) {
+        const oxl_test_node *node = &t->layout[n];
+        if (n) putc(',', out);
+        fputs(node->name, out);
+        for (int64_t r = 0; r < node->nroles; r++) {
+            putc(r ? '+' : '=', out);
+            fputs(node->roles[r].name, out);
+        }
+    }
+}
+
 static void list_tests(const oxl_test_case *t, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         if (t[i].sim)
@@ -45,6 +66,8 @@ static void list_tests(const oxl_test_case *t, int64_t n) {
             printf("%" PRId64 "\tunit\t-\t-\t", i);
         printf("%s:%" PRId64 ":%" PRId64 "\t", t[i].file, t[i].line, t[i].col);
         put_escaped(t[i].name, t[i].name_len, stdout);
+        putchar('\t');
+        put_layout(&t[i], stdout);
         putchar('\n');
     }
 }

@@ -23,13 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#endif
+#include "test_asan.h"
 #ifdef TEST_ASAN
 #include <sanitizer/asan_interface.h>
 #endif

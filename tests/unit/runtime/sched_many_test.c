@@ -21,13 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_ASAN 1
-#endif
-#endif
+#include "test_asan.h"
 
 /* Under AddressSanitizer a task costs ten times as much: 20,000 there,
  * still 40,000 mappings with one mapping a stack and its guard page, and
