@@ -23,6 +23,7 @@
 
 #define EXPLORE_IN_FLIGHT 64         /* requests sent ahead of their answers */
 #define EXPLORE_CANARY_EVERY 100     /* seeds between two runs of the canary */
+#define EXPLORE_AHEAD 16             /* rounds of seeds answered ahead of the oldest unanswered */
 #define EXPLORE_MAX_CANARY_EVERY 1000000000ull
 
 
@@ -239,7 +240,10 @@ int tr_explore(tr_runner *r, const tr_test *t, tr_gen *g, uint64_t *pos, uint64_
     e.every = canary_every(); /* good: tr_setup_env checked it */
     if (!e.every) return TR_EXPLORE_UNAVAILABLE;
     e.xs = calloc((size_t)e.nx, sizeof *e.xs);
-    e.ring_cap = (uint64_t)e.nx * (EXPLORE_IN_FLIGHT + 2);
+    /* room for answers ahead of the oldest seed not yet answered: an
+     * explorer that is done with its seeds goes on while another's
+     * oldest runs, rather than waiting on it */
+    e.ring_cap = (uint64_t)e.nx * (EXPLORE_IN_FLIGHT + 2) * EXPLORE_AHEAD;
     e.ring = malloc(e.ring_cap * sizeof *e.ring);
     int *fds = malloc((size_t)e.nx * sizeof *fds);
     if (!e.xs || !e.ring || !fds) abort();
