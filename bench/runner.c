@@ -1,29 +1,46 @@
 /* bench_runner: how many seeds per second `oxl test` runs, and what the
- * runner adds to each seed's process.
+ * runner adds to each seed's process, against a bare fork.
  *
  * It writes a package with two sim tests of 1,000 seeds each: a trivial one
  * (one assert) and one where five tasks pass a message around a ring 1,000
  * times, each hop delayed 1..20 ms of virtual time and 5 percent of them
  * dropped and resent after a 50 ms timeout (net.latency and net.drop are
  * set too; the hops are channels inside the node, so the test draws the
- * delays and drops itself with sim.rand). It times `oxl test` on each at
- * -j 1 and -j 2 (best of RUNS, binary already cached), with the fork
- * server (the default) and with OXL_TEST_FORK_SERVER=0 (posix_spawn per
- * seed), and two baselines, one seed after the other with the protocol's
- * variables and output to /dev/null: the test binary spawned directly,
- * and its --serve driven directly. Prints
+ * delays and drops itself with sim.rand); and it takes examples/bank's sim
+ * test at --seeds 2000. It times `oxl test` on each at -j 1 and -j 2 (best
+ * of RUNS, binary already cached), the trivial one also with
+ * OXL_TEST_FORK_SERVER=0 (posix_spawn per seed), and three baselines, one
+ * seed after the other: a bare fork+exit+wait of this small process, the
+ * test binary spawned directly, and its --serve driven directly (one
+ * request at a time, output to /dev/null). Prints
+ *   runner.fork.bare_us                     fork + _exit + waitpid
+ *   runner.fork.bare_cpu_us                 its CPU time (parent and child)
+ *   runner.<test>_j<N>.cpu_us_per_seed      CPU time of oxl test, its server
+ *                                           and seeds, per seed (best run)
+ *   runner.<test>_j1_vs_fork_cpu.ratio      the same against the bare fork
  *   runner.<test>_j<N>.seeds_per_sec        through oxl test, fork server
- *   runner.<test>_spawn_j<N>.seeds_per_sec  through oxl test, posix_spawn
+ *   runner.<test>_j<N>.us_per_seed          the same as a cost per seed
+ *   runner.trivial_spawn_j1.seeds_per_sec   through oxl test, posix_spawn
  *   runner.<test>.direct_seeds_per_sec      the bare binary spawned
- *   runner.<test>.served_seeds_per_sec      the bare binary's --serve
+ *   runner.<test>.served_us_per_seed        the bare binary's --serve
  *   runner.<test>.overhead_us_per_seed      (oxl test -j 1 - served) per
- *                                           seed: data directory, capture
- *                                           files, the report line
- *   runner.<test>.spawn_overhead_us_per_seed (spawn -j 1 - direct) per seed
- *   runner.<test>.fork_vs_spawn_j1.ratio, runner.<test>.j2_vs_j1.ratio
+ *                                           seed: what the runner adds
+ *   runner.<test>_j1_vs_fork.ratio          oxl test -j 1 per seed / bare
+ *                                           fork (target for trivial: <= 2)
+ *   runner.<test>.j2_vs_j1.ratio
+ *   runner.trivial.fork_vs_spawn_j1.ratio
+ *   runner.bank_inproc_j<N>.seeds_per_sec   the bank's 20,000 seeds with
+ *                                           --in-process (and its CPU)
+ *   runner.bank_inproc_vs_process_j<N>.ratio per seed, process mode over
+ *                                           --in-process (target: >= 10)
+ *   runner.bank_inproc.canary_cost_{cpu,wall}_pct  a canary every 100
+ *                                           seeds against none
+ * The machine's load (its 1-minute load average) is printed first and last:
+ * the figures are only as quiet as the machine was.
  *
  *   bench_runner [path/to/oxl]   (default: the oxl beside build/bench/) */
 #define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -32,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +57,10 @@
 #include <signal.h>
 
 extern char **environ;
+
+#ifndef OXL_SOURCE_DIR
+#define OXL_SOURCE_DIR "."
+#endif
 
 #define SEEDS 1000
 #define RUNS 3
@@ -118,6 +140,8 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double last_cpu; /* CPU seconds of the last run() and its descendants */
+
 /* Spawns argv with stdout and stderr to /dev/null; returns its status. */
 static int run(char *const argv[], char *const envp[]) {
     posix_spawn_file_actions_t fa;
@@ -132,20 +156,24 @@ static int run(char *const argv[], char *const envp[]) {
         return -1;
     }
     int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    struct rusage ru;
+    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {
     }
+    /* its CPU time and that of everything it waited for (the fork
+     * server and its seeds): a figure the machine's load moves less */
+    last_cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Seconds for SEEDS seeds of test index idx spawned one after the other. */
-static double direct(const char *bin, int idx, const char *data) {
+/* Seconds for seeds seeds of test index idx spawned one after the other. */
+static double direct(const char *bin, int idx, const char *data, int seeds) {
     char run_var[32], seed_var[32], data_var[PATH_MAX + 64];
     char *envp[] = {run_var, seed_var, data_var, "OXL_SIM_REPORT=1", NULL};
     char *argv[] = {(char *)bin, NULL};
     snprintf(run_var, sizeof run_var, "OXL_TEST_RUN=%d", idx);
     snprintf(data_var, sizeof data_var, "OXL_DATA_DIR=%s", data);
     double t0 = now_s();
-    for (int s = 1; s <= SEEDS; s++) {
+    for (int s = 1; s <= seeds; s++) {
         snprintf(seed_var, sizeof seed_var, "OXL_TEST_SEED=%d", s);
         if (run(argv, envp) != 0) {
             fprintf(stderr, "bench_runner: the test binary failed test %d seed %d\n", idx, s);
@@ -155,9 +183,43 @@ static double direct(const char *bin, int idx, const char *data) {
     return now_s() - t0;
 }
 
-/* Seconds for SEEDS seeds of test idx run one after the other by the
- * binary's --serve (the request of docs/test-binary.md, one at a time). */
-static double served(const char *bin, int idx, const char *data) {
+/* Seconds for a bare fork+_exit+waitpid of this process, n times. */
+static double bare_forks(int n) {
+    double t0 = now_s();
+    for (int i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid < 0) return -1;
+        if (pid == 0) _exit(0);
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+    }
+    return now_s() - t0;
+}
+
+/* CPU seconds of this process and of the children it has waited for. */
+static double cpu_now(void) {
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    getrusage(RUSAGE_CHILDREN, &b);
+    return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
+           (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec + b.ru_stime.tv_usec) * 1e-6;
+}
+
+static double load_avg(void) {
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+/* Seconds for seeds seeds of test idx run one after the other by the
+ * binary's --serve (a lazy request of docs/test-binary.md, one at a
+ * time: each waits for its answers). */
+static double served(const char *bin, int idx, const char *data, int seeds) {
     int in[2], out[2];
     if (pipe(in) != 0 || pipe(out) != 0) return -1;
     posix_spawn_file_actions_t fa;
@@ -174,17 +236,19 @@ static double served(const char *bin, int idx, const char *data) {
     close(out[1]);
     if (e != 0) return -1;
     FILE *answers = fdopen(out[0], "r");
-    char line[256];
+    char line[1024];
     bool ok = answers && fgets(line, sizeof line, answers) && strcmp(line, "ready\n") == 0;
     double t0 = now_s();
-    for (int s = 1; s <= SEEDS && ok; s++) {
+    for (int s = 1; s <= seeds && ok; s++) {
         char req[PATH_MAX + 128];
-        int n = snprintf(req, sizeof req, "%d\t%d\t1\t/dev/null\t/dev/null\t%s\n", idx, s, data);
+        /* a lazy request, as oxl test sends: passing, it writes no file */
+        int n = snprintf(req, sizeof req, "%d\t%d\t1\t%s.out\t%s.err\t%s/seed\t-\tlazy\n", idx, s, data, data, data);
         ok = write(in[1], req, (size_t)n) == n && fgets(line, sizeof line, answers) && strncmp(line, "pid ", 4) == 0 &&
              fgets(line, sizeof line, answers) && strncmp(line, "status ", 7) == 0;
         if (ok) {
-            char *st = strrchr(line, ' ');
-            ok = st && atoi(st + 1) == 0;
+            long cpid;
+            int st;
+            ok = sscanf(line, "status %ld %d", &cpid, &st) == 2 && st == 0;
         }
     }
     double t = now_s() - t0;
@@ -192,7 +256,7 @@ static double served(const char *bin, int idx, const char *data) {
     if (answers) fclose(answers);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }
-    if (!ok) fprintf(stderr, "bench_runner: the test binary's --serve failed test %d\n", idx);
+    if (!ok) fprintf(stderr, "bench_runner: the test binary's --serve failed test %d: %s", idx, line);
     return ok ? t : -1;
 }
 
@@ -245,55 +309,157 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_runner: oxl test --list failed on %s\n", path);
         return 1;
     }
+    char bank[PATH_MAX], bank_bin[PATH_MAX + 32];
+    snprintf(bank, sizeof bank, "%s/examples/bank", OXL_SOURCE_DIR);
+    snprintf(bank_bin, sizeof bank_bin, "%s/bank.test", dir);
+    setenv("OXL_TEST_KEEP_BINARY", bank_bin, 1);
+    char *bank_list[] = {oxl, "test", bank, "--list", NULL};
+    if (run(bank_list, NULL) != 0) {
+        fprintf(stderr, "bench_runner: oxl test --list failed on %s\n", bank);
+        return 1;
+    }
     unsetenv("OXL_TEST_KEEP_BINARY");
 
-    static const char *tests[] = {"trivial", "messages"};
     int status = 0;
-    for (int t = 0; t < 2; t++) {
+    printf("runner.load_before: %.2f (1-minute load average; 2 cores)\n", load_avg());
+    double fork_best = UNSET;
+    for (int r = 0; r < RUNS * 3; r++) {
+        double t = bare_forks(2000);
+        if (t > 0 && t < fork_best) fork_best = t;
+    }
+    double fork_us = fork_best / 2000 * 1e6;
+    figure(&status, have(fork_best), "fork", ".bare_us", 1, fork_us, "us");
+    double c0 = cpu_now();
+    double forks = bare_forks(2000);
+    double fork_cpu_us = (cpu_now() - c0) / 2000 * 1e6;
+    figure(&status, forks > 0, "fork", ".bare_cpu_us", 1, fork_cpu_us, "us");
+
+    static const struct {
+        const char *name, *exact, *seeds;
+        int index, nseeds;
+        bool bank;
+    } tests[] = {
+        {"trivial", "trivial", NULL, 0, SEEDS, false},
+        {"messages", "messages", NULL, 1, SEEDS, false},
+        {"bank", "concurrent transfers keep the books balanced", "2000", 1, 2000, true},
+    };
+    double bank_best[3] = {UNSET, UNSET, UNSET}, bank_cpu[3] = {UNSET, UNSET, UNSET};
+    for (int t = 0; t < 3; t++) {
         /* [server?][jobs]: oxl test; direct and served: the baselines */
         double best[2][3] = {{UNSET, UNSET, UNSET}, {UNSET, UNSET, UNSET}}, best_direct = UNSET, best_served = UNSET;
+        double cpu[3] = {UNSET, UNSET, UNSET};
+        const char *pkg = tests[t].bank ? bank : path, *tbin = tests[t].bank ? bank_bin : bin;
+        int n = tests[t].nseeds;
         for (int r = 0; r < RUNS; r++) {
             for (int srv = 1; srv >= 0; srv--) {
+                if (!srv && t != 0) continue; /* posix_spawn per seed: the trivial test tells enough */
                 setenv("OXL_TEST_FORK_SERVER", srv ? "1" : "0", 1);
                 for (int j = 1; j <= 2; j++) {
+                    if (!srv && j == 2) continue;
                     char jobs[8];
                     snprintf(jobs, sizeof jobs, "%d", j);
-                    char *targv[] = {oxl, "test", path, "--exact", (char *)tests[t], "-j", jobs, NULL};
+                    char *targv[] = {oxl, "test", (char *)pkg, "--exact", (char *)tests[t].exact, "-j", jobs,
+                                     tests[t].seeds ? "--seeds" : NULL, (char *)tests[t].seeds, NULL};
                     double t0 = now_s();
                     int st = run(targv, NULL);
-                    double s = now_s() - t0;
+                    double sec = now_s() - t0;
                     if (st != 0) {
-                        fprintf(stderr, "bench_runner: oxl test --exact %s -j %d exited %d\n", tests[t], j, st);
+                        fprintf(stderr, "bench_runner: oxl test --exact '%s' -j %d exited %d\n", tests[t].exact, j,
+                                st);
                         status = 1;
-                    } else if (s < best[srv][j]) {
-                        best[srv][j] = s;
+                    } else {
+                        if (sec < best[srv][j]) best[srv][j] = sec;
+                        if (srv && last_cpu < cpu[j]) cpu[j] = last_cpu;
                     }
                 }
             }
             unsetenv("OXL_TEST_FORK_SERVER");
-            double d = direct(bin, t, data);
-            if (d < 0) status = 1;
-            else if (d < best_direct) best_direct = d;
-            d = served(bin, t, data);
+            if (t == 0) {
+                double d = direct(tbin, tests[t].index, data, n);
+                if (d < 0) status = 1;
+                else if (d < best_direct) best_direct = d;
+            }
+            double d = served(tbin, tests[t].index, data, n);
             if (d < 0) status = 1;
             else if (d < best_served) best_served = d;
         }
-        const char *n = tests[t];
-        figure(&status, have(best[1][1]), n, "_j1.seeds_per_sec", 0, SEEDS / best[1][1], "seeds/s");
-        figure(&status, have(best[1][2]), n, "_j2.seeds_per_sec", 0, SEEDS / best[1][2], "seeds/s");
-        figure(&status, have(best[0][1]), n, "_spawn_j1.seeds_per_sec", 0, SEEDS / best[0][1], "seeds/s");
-        figure(&status, have(best[0][2]), n, "_spawn_j2.seeds_per_sec", 0, SEEDS / best[0][2], "seeds/s");
-        figure(&status, have(best_direct), n, ".direct_seeds_per_sec", 0, SEEDS / best_direct, "seeds/s");
-        figure(&status, have(best_served), n, ".served_seeds_per_sec", 0, SEEDS / best_served, "seeds/s");
-        figure(&status, have(best[1][1]) && have(best_served), n, ".overhead_us_per_seed", 0,
-               (best[1][1] - best_served) / SEEDS * 1e6, "us");
-        figure(&status, have(best[0][1]) && have(best_direct), n, ".spawn_overhead_us_per_seed", 0,
-               (best[0][1] - best_direct) / SEEDS * 1e6, "us");
-        figure(&status, have(best[0][1]) && have(best[1][1]), n, ".fork_vs_spawn_j1.ratio", 2,
-               best[0][1] / best[1][1], "x");
-        figure(&status, have(best[1][1]) && have(best[1][2]), n, ".j2_vs_j1.ratio", 2, best[1][1] / best[1][2],
+        const char *nm = tests[t].name;
+        double us1 = best[1][1] / n * 1e6, us2 = best[1][2] / n * 1e6;
+        figure(&status, have(best[1][1]), nm, "_j1.seeds_per_sec", 0, n / best[1][1], "seeds/s");
+        figure(&status, have(best[1][2]), nm, "_j2.seeds_per_sec", 0, n / best[1][2], "seeds/s");
+        figure(&status, have(best[1][1]), nm, "_j1.us_per_seed", 0, us1, "us");
+        figure(&status, have(best[1][2]), nm, "_j2.us_per_seed", 0, us2, "us");
+        figure(&status, have(cpu[1]), nm, "_j1.cpu_us_per_seed", 0, cpu[1] / n * 1e6, "us");
+        figure(&status, have(cpu[2]), nm, "_j2.cpu_us_per_seed", 0, cpu[2] / n * 1e6, "us");
+        figure(&status, have(best_served), nm, ".served_us_per_seed", 0, best_served / n * 1e6, "us");
+        figure(&status, have(best[1][1]) && have(best_served), nm, ".overhead_us_per_seed", 0,
+               (best[1][1] - best_served) / n * 1e6, "us");
+        figure(&status, have(best[1][1]) && have(fork_best), nm, "_j1_vs_fork.ratio", 2, us1 / fork_us, "x");
+        figure(&status, have(cpu[1]) && fork_cpu_us > 0, nm, "_j1_vs_fork_cpu.ratio", 2, cpu[1] / n * 1e6 / fork_cpu_us,
                "x");
+        figure(&status, have(best[1][1]) && have(best[1][2]), nm, ".j2_vs_j1.ratio", 2, best[1][1] / best[1][2],
+               "x");
+        if (tests[t].bank) {
+            for (int j = 1; j <= 2; j++) {
+                bank_best[j] = best[1][j];
+                bank_cpu[j] = cpu[j];
+            }
+        }
+        if (t == 0) {
+            figure(&status, have(best[0][1]), nm, "_spawn_j1.seeds_per_sec", 0, n / best[0][1], "seeds/s");
+            figure(&status, have(best_direct), nm, ".direct_seeds_per_sec", 0, n / best_direct, "seeds/s");
+            figure(&status, have(best[0][1]) && have(best[1][1]), nm, ".fork_vs_spawn_j1.ratio", 2,
+                   best[0][1] / best[1][1], "x");
+        }
     }
+    /* --in-process on the bank: 20,000 seeds, so the run's start is a small
+     * part; with the canary every 100 seeds (the default) and never */
+    {
+        enum { INPROC_SEEDS = 20000 };
+        double ibest[3] = {UNSET, UNSET, UNSET}, icpu[3] = {UNSET, UNSET, UNSET}, nocanary = UNSET,
+               nocanary_cpu = UNSET;
+        for (int r = 0; r < RUNS; r++) {
+            for (int j = 1; j <= 3; j++) {
+                /* j == 3: -j 1 without the canary */
+                char jobs[8];
+                snprintf(jobs, sizeof jobs, "%d", j == 3 ? 1 : j);
+                if (j == 3) setenv("OXL_TEST_CANARY_EVERY", "1000000000", 1);
+                char *targv[] = {oxl, "test", bank, "--exact", "concurrent transfers keep the books balanced", "-j",
+                                 jobs, "--seeds", "20000", "--in-process", NULL};
+                double t0 = now_s();
+                int st = run(targv, NULL);
+                double sec = now_s() - t0;
+                unsetenv("OXL_TEST_CANARY_EVERY");
+                if (st != 0) {
+                    fprintf(stderr, "bench_runner: oxl test --in-process -j %s exited %d\n", jobs, st);
+                    status = 1;
+                } else if (j == 3) {
+                    if (sec < nocanary) nocanary = sec;
+                    if (last_cpu < nocanary_cpu) nocanary_cpu = last_cpu;
+                } else {
+                    if (sec < ibest[j]) ibest[j] = sec;
+                    if (last_cpu < icpu[j]) icpu[j] = last_cpu;
+                }
+            }
+        }
+        figure(&status, have(ibest[1]), "bank_inproc", "_j1.seeds_per_sec", 0, INPROC_SEEDS / ibest[1], "seeds/s");
+        figure(&status, have(ibest[2]), "bank_inproc", "_j2.seeds_per_sec", 0, INPROC_SEEDS / ibest[2], "seeds/s");
+        figure(&status, have(icpu[1]), "bank_inproc", "_j1.cpu_us_per_seed", 1, icpu[1] / INPROC_SEEDS * 1e6, "us");
+        figure(&status, have(icpu[2]), "bank_inproc", "_j2.cpu_us_per_seed", 1, icpu[2] / INPROC_SEEDS * 1e6, "us");
+        figure(&status, have(ibest[1]) && have(bank_best[1]), "bank_inproc", "_vs_process_j1.ratio", 1,
+               (bank_best[1] / 2000) / (ibest[1] / INPROC_SEEDS), "x");
+        figure(&status, have(ibest[2]) && have(bank_best[2]), "bank_inproc", "_vs_process_j2.ratio", 1,
+               (bank_best[2] / 2000) / (ibest[2] / INPROC_SEEDS), "x");
+        figure(&status, have(icpu[1]) && have(bank_cpu[1]), "bank_inproc", "_vs_process_cpu_j1.ratio", 1,
+               (bank_cpu[1] / 2000) / (icpu[1] / INPROC_SEEDS), "x");
+        /* the canary's runs are 1 in 101: its cost in CPU time (the wall
+         * time of a loaded machine moves more than that) */
+        figure(&status, have(icpu[1]) && have(nocanary_cpu), "bank_inproc", ".canary_cost_cpu_pct", 1,
+               (icpu[1] - nocanary_cpu) / nocanary_cpu * 100, "% (a canary every 100 seeds against none, -j 1)");
+        figure(&status, have(ibest[1]) && have(nocanary), "bank_inproc", ".canary_cost_wall_pct", 1,
+               (ibest[1] - nocanary) / nocanary * 100, "%");
+    }
+    printf("runner.load_after: %.2f (1-minute load average; 2 cores)\n", load_avg());
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "bench_runner: could not remove %s\n", dir);

@@ -362,8 +362,11 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
     /* A test binary gets the fence's wrappers (docs/testing.md, "The
      * fence"), and its C files no sibling calls, so a fenced call in tail
      * position still names its own caller; `oxl build` and `oxl run` link
-     * without either. */
-    static const char *const fence_flags[] = {"-fno-optimize-sibling-calls", OXL_FENCE_LINK_FLAG, NULL};
+     * without either. It is linked with immediate binding too: every
+     * symbol is bound once, at the exec of its fork server, not lazily
+     * again in each forked seed (a lookup and a written page per first
+     * call of a library function, per seed). */
+    static const char *const fence_flags[] = {"-fno-optimize-sibling-calls", OXL_FENCE_LINK_FLAG, "-Wl,-z,now", NULL};
     ok = ok && cg_link(obj, (const char *const *)c_files, nc, drv_include_dir(inc, sizeof inc, OXL_INCLUDE_DIR), rt_lib,
                        breq->tests ? fence_flags : NULL, out, breq->show_cmds);
     free_list(c_files, nc);

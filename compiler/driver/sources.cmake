@@ -65,6 +65,7 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_explain.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_explore.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_util.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_shrink.c
   ${PROJECT_SOURCE_DIR}/runtime/src/sim/schedule_file.c

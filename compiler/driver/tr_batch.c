@@ -21,6 +21,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+/* slots a job: one running, the rest queued in the server, which forks
+ * the next the moment one ends even while the runner has not looked (a
+ * fail-fast run drops what is queued past a failure: see tr_serve.c) */
+#define TR_QUEUED_PER_JOB 4
+
 typedef struct slot {
     tr_proc p;
     tr_server *own; /* the server of this process alone, if it has one */
@@ -118,9 +123,13 @@ static void empty_trash(tr_runner *r) {
     r->ntrash = 0;
 }
 
-/* What the slot's last process left, removed later (trash). */
+/* What the slot's last process left, removed later (trash). A process
+ * that reported its end through a lazy request made no capture files; one
+ * that stored nothing made no data directory (its removal is one failed
+ * lstat). */
 static void trash_slot(tr_runner *r, slot *s) {
     trash(r, s->data);
+    if (s->p.report) return;
     trash(r, s->out);
     trash(r, s->err);
 }
@@ -147,15 +156,15 @@ static bool start_own_server(tr_runner *r, slot *s, const char *const *env, cons
     char why[1024];
     tr_pathf(s->serve_err, sizeof s->serve_err, "%s/serve-%lu.err", r->tmp, r->counter);
     s->own = tr_server_start_env(r->bin, extra, s->serve_err, why, sizeof why);
-    if (s->own && tr_server_run(s->own, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why)) {
+    if (s->own && tr_server_run(s->own, &s->p, env, s->out, s->err, r->o.timeout, true, why, sizeof why)) {
         tr_server_close_input(s->own);
         return true;
     }
     if (tr_server_request_lost(s->own)) {
-        /* it died with the process's request in hand: nothing else ran
-         * there, so the process took it down before it could say the pid
-         * (as it would have after). The process has ended (a server's
-         * children die with it), lost with its server. */
+        /* it died with the process's request in hand, before the `pid`
+         * answer was read: nothing else ran there, so the process took it
+         * down (a server's children die with it). The process has ended,
+         * lost with its server: a crash, never spawned by the runner. */
         memset(&s->p, 0, sizeof s->p);
         s->p.start = s->p.end = tr_now();
         s->p.ran = -1;
@@ -177,8 +186,10 @@ static void stop_own_server(tr_runner *r, slot *s) {
     trash(r, s->serve_err);
 }
 
-/* A fresh data directory and capture file names for the slot's next
- * process. False (reported) when the directory cannot be made. */
+/* Fresh names of a data directory and capture files for the slot's next
+ * process. The directory is not made: the runtime makes it on the first
+ * use of storage (docs/test-binary.md), so a process that stores nothing
+ * costs no mkdir and no rmdir. */
 static bool fresh_paths(tr_runner *r, slot *s) {
     ++r->counter;
     tr_pathf(s->data, sizeof s->data, "%s/data-%lu", r->tmp, r->counter);
@@ -187,10 +198,6 @@ static bool fresh_paths(tr_runner *r, slot *s) {
      * write per process */
     tr_pathf(s->out, sizeof s->out, "%s/out-%lu", r->tmp, r->counter);
     tr_pathf(s->err, sizeof s->err, "%s/err-%lu", r->tmp, r->counter);
-    if (mkdir(s->data, 0700) != 0) {
-        fprintf(stderr, "oxl test: cannot create '%s': %s\n", s->data, strerror(errno));
-        return false;
-    }
     return true;
 }
 
@@ -229,9 +236,12 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
             tr_pathf(err, sizeof err, "%s/serve.err", r->tmp);
             r->srv = tr_server_start_env(r->bin, r->sim_env, err, why, sizeof why);
             if (!r->srv) serve_fail(r, why, true);
+            /* -j processes at once in the server; the runner keeps more
+             * requests queued there (TR_QUEUED_PER_JOB) */
+            tr_server_set_jobs(r->srv, r->o.jobs);
         }
         if (r->srv && !r->shared_off) {
-            served = tr_server_run(r->srv, &s->p, env, s->out, s->err, r->o.timeout, why, sizeof why);
+            served = tr_server_submit(r->srv, &s->p, env, s->out, s->err, r->o.timeout, true, why, sizeof why);
             if (!served) {
                 /* the server may have forked a child into these paths
                  * before it failed (it dies with the server): start
@@ -266,6 +276,7 @@ static void finish_slot(tr_runner *r, slot *s, tr_item *it) {
     it->wstatus = s->p.wstatus;
     it->timed_out = s->p.timed_out;
     it->seconds = s->p.ran >= 0 ? s->p.ran : s->p.end - s->p.start;
+    char *report = s->p.report; /* the report line; no files were written */
     if (s->p.lost) {
         /* its own server died with it in flight: nothing else ran there,
          * so the process took its server down (it killed its parent) */
@@ -281,25 +292,29 @@ static void finish_slot(tr_runner *r, slot *s, tr_item *it) {
     /* exit 0 is a pass only with the report line the binary prints at the
      * end of its run, the last of its stderr: an exit(0) in a C extern, or
      * a binary that is no test binary of this protocol, is not a pass */
-    size_t om;
-    char *err = tr_read_tail(s->err, it->res == TR_RES_PASS ? 4096 : TR_SHOW_BYTES, &om);
+    size_t om = 0;
+    char *err = report ? tr_xstrdup(report) : tr_read_tail(s->err, it->res == TR_RES_PASS ? 4096 : TR_SHOW_BYTES, &om);
     bool reported = false;
     if (err && it->test->sim) reported = find_sim_report(err, it->seed, &it->has_trace, &it->trace);
     else if (err) reported = find_unit_report(err, it->test->index);
     if (it->res == TR_RES_PASS && !reported) {
         it->res = TR_RES_CRASH;
         it->incomplete = true;
-        free(err);
-        err = tr_read_tail(s->err, TR_SHOW_BYTES, &om);
+        if (!report) {
+            free(err);
+            err = tr_read_tail(s->err, TR_SHOW_BYTES, &om);
+        }
     }
     if (it->res != TR_RES_PASS) {
         it->err = err;
         it->err_omitted = om;
-        it->out = tr_read_tail(s->out, TR_SHOW_BYTES, &it->out_omitted);
+        it->out = report ? tr_xstrdup("") : tr_read_tail(s->out, TR_SHOW_BYTES, &it->out_omitted);
     } else {
         free(err);
     }
     trash_slot(r, s);
+    free(s->p.report);
+    s->p.report = NULL;
     s->busy = false;
     r->procs_run++;
 }
@@ -312,16 +327,23 @@ void tr_free_item(tr_item *it) {
 
 uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total, const char *what,
                       tr_item_done_fn done, void *ctx) {
-    int nslots = r->o.jobs;
+    /* through the shared server -j run at once and as many again wait
+     * there, each forked as one ends; any other way, -j at once */
+    int nslots = r->o.jobs * TR_QUEUED_PER_JOB;
     slot *slots = tr_xmalloc((size_t)nslots * sizeof *slots);
-    for (int i = 0; i < nslots; i++) slots[i].busy = false;
+    int *fds = tr_xmalloc(((size_t)nslots + 1) * sizeof *fds);
+    for (int i = 0; i < nslots; i++) {
+        slots[i].busy = false;
+        slots[i].p.report = NULL;
+    }
     window w = {0};
     uint64_t stop = UINT64_MAX, emitted = 0, failed = 0;
     bool exhausted = false, broken = false;
     int busy = 0;
     double since = tr_now(), last_progress = 0;
     for (;;) {
-        while (!r->interrupted && !broken && busy < nslots && !exhausted && w.next < stop) {
+        while (!r->interrupted && !broken && busy < (r->shared_off || r->own_server ? r->o.jobs : nslots) &&
+               !exhausted && w.next < stop) {
             tr_item it;
             if (!tr_gen_next(r, g, &it)) {
                 exhausted = true;
@@ -342,7 +364,6 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
         empty_trash(r); /* while the new processes run */
         if (busy == 0) break;
         double timeout = r->tty || r->o.no_capture ? 0.1 : 1.0;
-        int fds[TR_MAX_JOBS + 1];
         size_t nfds = 0;
         if (r->srv) fds[nfds++] = tr_server_fd(r->srv);
         for (int i = 0; i < nslots; i++) {
@@ -351,11 +372,19 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
             if (slots[i].p.ended) timeout = 0; /* its status came with another answer */
         }
         if (!tr_wait_event(timeout, fds, nfds)) r->interrupted = true;
+        /* what waits in the server is not wanted: refused there, never forked */
+        if (r->interrupted || broken) tr_server_resume(r->srv, true);
+        uint64_t unstarted = 0;
         for (int i = 0; i < nslots; i++) {
             slot *s = &slots[i];
             if (!s->busy) continue;
-            if (r->interrupted || broken) {
+            /* one that ended before the interrupt keeps its result: with
+             * requests queued in the server, the next may have started
+             * before the runner read this one's status */
+            if ((r->interrupted || broken) && s->p.srv) tr_server_pump(s->p.srv);
+            if ((r->interrupted || broken) && !(s->p.srv && s->p.ended && !s->p.lost)) {
                 tr_proc_kill(&s->p);
+                if (s->p.refused) unstarted++;
                 stop_own_server(r, s);
                 tr_remove_tree(s->data);
                 s->busy = false;
@@ -386,6 +415,8 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
                 failed++;
                 if (stop_on_fail && s->pos < stop) {
                     stop = s->pos;
+                    /* everything queued in the server is above it */
+                    tr_server_resume(r->srv, true);
                     for (int k = 0; k < nslots; k++) {
                         if (slots[k].busy && slots[k].pos > stop) {
                             tr_proc_kill(&slots[k].p);
@@ -398,6 +429,10 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
                 }
             }
         }
+        /* the last positions taken, never started: a unit test among them
+         * was not run (rather than interrupted) */
+        if (unstarted && g->units) g->upos -= unstarted;
+        tr_server_resume(r->srv, false); /* the server's queue goes on */
         while (w.head < w.next && w.head <= stop && win_at(&w, w.head)->done) {
             tr_item *it = win_at(&w, w.head);
             done(r, it, w.head, ctx);
@@ -420,6 +455,7 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
     for (uint64_t p = w.head; p < w.next; p++) tr_free_item(win_at(&w, p));
     free(w.items);
     free(slots);
+    free(fds);
     empty_trash(r);
     if (broken) r->interrupted = true;
     return emitted;

@@ -203,26 +203,39 @@ static void reap(tr_proc *p) {
 }
 
 void tr_proc_kill(tr_proc *p) {
-    if (!p->pid) return;
-    if (p->srv) tr_server_pump(p->srv); /* an ended child is reaped: its pid is no longer its own */
-    if (!p->srv || !p->ended) {
+    if (!p->pid && !p->queued) return;
+    if (!p->srv) {
         kill(-p->pid, SIGKILL);
         kill(p->pid, SIGKILL);
-    }
-    if (p->srv) {
-        /* the server reaps it and tells; killed is the result either way */
-        double until = tr_now() + 10;
-        while (!p->ended && tr_server_fd(p->srv) >= 0 && tr_now() < until) {
-            struct pollfd pf = {tr_server_fd(p->srv), POLLIN, 0};
-            poll(&pf, 1, 100);
-            tr_server_pump(p->srv);
-        }
-        if (!p->ended) p->end = tr_now();
-        p->lost = false;
-        p->pid = 0;
-    } else {
         reap(p);
+        return;
     }
+    /* the server reaps it and tells; killed is the result either way. A
+     * queued one is killed once its pid comes; an ended child is reaped,
+     * its pid no longer its own, so the answers are read before a kill */
+    double until = tr_now() + 10;
+    bool killed = false;
+    for (;;) {
+        tr_server_pump(p->srv);
+        if (p->ended) break;
+        if (p->pid && !killed) {
+            kill(-p->pid, SIGKILL);
+            kill(p->pid, SIGKILL);
+            killed = true;
+        }
+        if (tr_server_fd(p->srv) < 0 || tr_now() >= until) break;
+        struct pollfd pf = {tr_server_fd(p->srv), POLLIN, 0};
+        poll(&pf, 1, 100);
+    }
+    if (!p->ended) {
+        p->end = tr_now();
+        tr_server_forget(p->srv, p); /* the slot is reused: no answer may land in it */
+    }
+    p->lost = false;
+    p->queued = false;
+    p->pid = 0;
+    free(p->report); /* a killed process's result is not taken */
+    p->report = NULL;
 }
 
 /* A process past its deadline is killed (its whole group) and marked. */
@@ -234,9 +247,10 @@ static bool past_deadline(tr_proc *p) {
 }
 
 bool tr_proc_poll(tr_proc *p) {
-    if (!p->pid) return true;
+    if (!p->pid && !p->queued) return true;
     if (p->srv) {
         if (!p->ended) tr_server_pump(p->srv);
+        if (!p->ended && p->queued) return false; /* waits in the server: no deadline runs yet */
         if (p->ended) {
             /* killed by the server at its own limit, a little after ours
              * (the runner was slow to look): a timeout all the same */

@@ -35,8 +35,25 @@ static bool in_pre(const tr_gen *g, uint64_t s) {
     return false;
 }
 
+void tr_gen_give_back(tr_gen *g, const tr_item *it) {
+    if (g->backpos == g->nback) g->backpos = g->nback = 0;
+    if (g->nback == g->back_cap) {
+        g->back_cap = g->back_cap ? g->back_cap * 2 : 16;
+        g->back = tr_xrealloc(g->back, g->back_cap * sizeof *g->back);
+    }
+    tr_item *b = &g->back[g->nback++];
+    memset(b, 0, sizeof *b);
+    b->test = it->test;
+    b->seed = it->seed;
+    b->replay = it->replay;
+}
+
 bool tr_gen_next(const tr_runner *r, tr_gen *g, tr_item *it) {
     memset(it, 0, sizeof *it);
+    if (g->backpos < g->nback) {
+        *it = g->back[g->backpos++];
+        return true;
+    }
     if (g->units) {
         while (g->upos < g->nunits) {
             const tr_test *t = g->units[g->upos++];

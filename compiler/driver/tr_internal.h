@@ -113,6 +113,11 @@ typedef struct tr_proc {
     tr_server *srv;     /* a child of this fork server; NULL: spawned by the runner */
     bool ended;         /* srv: the server has told its status */
     bool lost;          /* srv: the server ended first; the child was killed, its result is unknown */
+    bool queued;        /* srv: sent, no `pid` answer yet (pid is 0) */
+    bool refused;       /* srv: the server answered `error` (also lost: nothing ran) */
+    double timeout;     /* srv: the deadline's seconds after the `pid` answer */
+    char *report;       /* srv, lazy: the report line the status carried (malloc'd); no files were written */
+    bool lazy;          /* srv: its output stays in the server unless reported */
 } tr_proc;
 #define TR_MAX_JOBS 1024
 
@@ -143,6 +148,9 @@ bool tr_wait_event(double timeout, const int *fds, size_t n);
 int tr_spawn(pid_t *pid, const char *exe, const char *arg, const char *const *env, int in_fd, int out_fd,
              const char *out, const char *err);
 /* ---- the fork server: the test binary's --serve (docs/test-binary.md) ---- */
+/* The LD_BIND_NOW value a server is started with when the runner has none:
+ * the server drops exactly this one (runtime/src/test/test_serve.c). */
+#define TR_SERVE_BIND_NOW "oxl-serve"
 /* Starts `exe --serve`, its stderr into the file err. NULL, with why
  * filled, when it cannot be started. */
 tr_server *tr_server_start(const char *exe, const char *err, char *why, size_t cap);
@@ -158,11 +166,29 @@ tr_server *tr_server_start_env(const char *exe, const char *const *extra, const 
  * when the server refused or failed: then nothing runs and the caller
  * starts the process another way. */
 bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
-                   double timeout, char *why, size_t cap);
+                   double timeout, bool lazy, char *why, size_t cap);
+/* The same without waiting for the `pid` answer: p is queued until it
+ * comes (tr_server_pump), then runs; an `error` answer makes it ended,
+ * lost and refused (tr_server_why says why). lazy: the output stays in
+ * the server's memory unless the process is reported (docs/test-binary.md,
+ * "Fast requests"): a passing one leaves p->report and no files. */
+bool tr_server_submit(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
+                      double timeout, bool lazy, char *why, size_t cap);
+/* At most jobs processes at once in the server; the rest wait there, in
+ * order. Before the first request only. */
+void tr_server_set_jobs(tr_server *s, int jobs);
+/* p is no longer the caller's to be told of: a child started for it
+ * later is killed at once. */
+void tr_server_forget(tr_server *s, tr_proc *p);
+/* With jobs set, the server holds its queue after each lazy process
+ * that ended without a report line (a failure, a crash, a kill) until
+ * told: this lets it go on, or (drop) refuses what waits there first
+ * (each such process ends refused). */
+void tr_server_resume(tr_server *s, bool drop);
 /* The descriptor to wait on for its answers; -1 once it has ended. */
 int tr_server_fd(const tr_server *s);
-/* Whether it has started a process (a server that failed before that
- * cannot serve; one that failed after may have been killed by one). */
+/* Whether it said `ready` (a server that failed before that cannot
+ * serve; one that failed after may have been killed by a process it ran). */
 bool tr_server_answered(const tr_server *s);
 /* True when it was ready, was sent a request and died before answering
  * it: the process it forked may have killed it before it could say its
@@ -249,6 +275,7 @@ typedef struct tr_opts {
     double time_limit_secs;
     const char *failures_file; /* --failures-file; NULL: <package>/oxl-test-failures.txt */
     bool jobs_given;
+    bool in_process; /* --in-process: sim seeds in long-lived explorers (tr_explore.c) */
 } tr_opts;
 
 enum { TR_POLICY_RANDOM, TR_POLICY_FIFO, TR_POLICY_PCT };
@@ -425,7 +452,12 @@ typedef struct tr_gen {
     bool pre_replayed; /* pre are the failures file's seeds (not --seed's) */
     bool range, range_done, all_shards;
     uint64_t lo, hi, cur;
+    tr_item *back; /* given back (tr_gen_give_back), taken again first (malloc'd) */
+    size_t nback, backpos, back_cap;
 } tr_gen;
+/* Items taken and not run, given back in order: tr_gen_next gives them
+ * again before anything else. */
+void tr_gen_give_back(tr_gen *g, const tr_item *it);
 bool tr_in_shard(const tr_runner *r, const tr_test *t, uint64_t seed);
 /* The seeds of sim test t in this run (g->pre is malloc'd). */
 void tr_sim_gen(tr_runner *r, const tr_test *t, tr_gen *g);
@@ -505,6 +537,21 @@ void tr_free_item(tr_item *it);
 /* tr_stream.c: --no-capture's copy of a running process's output. */
 void tr_stream_begin(tr_runner *r, const tr_item *it);
 void tr_stream_files(tr_runner *r, const char *out, const char *err, off_t *out_off, off_t *err_off);
+/* tr_explore.c: --in-process. Runs g's seeds of sim test t in an
+ * explorer (the test binary's --explore, one process for seed after seed)
+ * and hands each passing one to done at positions from *pos on. It stops
+ * at a seed that did not pass there (it failed, the explorer crashed or
+ * hung), which it gives back to g with every seed after it: the caller
+ * runs that one in a fresh process, which decides its result.
+ * TR_EXPLORE_LEAKED: its canary seed ran differently than at first (said
+ * as `state leaked between seeds`): the rest is the caller's, in process
+ * mode. */
+enum { TR_EXPLORE_DONE, TR_EXPLORE_STOPPED, TR_EXPLORE_LEAKED, TR_EXPLORE_UNAVAILABLE };
+/* OXL_TEST_CANARY_EVERY is unset or good; false (said) when not. */
+bool tr_explore_check_env(void);
+int tr_explore(tr_runner *r, const tr_test *t, tr_gen *g, uint64_t *pos, uint64_t total, const char *what,
+               tr_item_done_fn done, void *ctx);
+
 
 /* tr_report.c: what the formats share. */
 #define TR_RED "\033[31m"

@@ -109,6 +109,8 @@ int tr_parse_opts(int argc, char **argv, tr_opts *o) {
             if (m < 0) return TR_EXIT_USAGE;
         } else if (strcmp(a, "--no-fail-fast") == 0) {
             o->no_fail_fast = true;
+        } else if (strcmp(a, "--in-process") == 0) {
+            o->in_process = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
         } else if (strcmp(a, "--gdb") == 0) {
@@ -403,6 +405,7 @@ int tr_setup_env(tr_runner *r) {
             return TR_EXIT_USAGE;
         }
     }
+    if (!tr_explore_check_env()) return TR_EXIT_USAGE; /* OXL_TEST_CANARY_EVERY, said */
     const char *tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     if ((size_t)snprintf(r->tmp, sizeof r->tmp, "%s/oxl-test-XXXXXX", tmpdir) >= sizeof r->tmp || !mkdtemp(r->tmp)) {

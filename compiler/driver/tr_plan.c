@@ -29,10 +29,12 @@ static void unit_done(tr_runner *r, tr_item *it, uint64_t pos, void *ctx) {
 
 typedef struct sim_ctx {
     tr_outcome *oc;
+    uint64_t base; /* positions reported before this batch (--in-process) */
 } sim_ctx;
 
 static void seed_done(tr_runner *r, tr_item *it, uint64_t pos, void *ctx) {
     tr_outcome *oc = ((sim_ctx *)ctx)->oc;
+    pos += ((sim_ctx *)ctx)->base;
     oc->seeds_run = pos + 1;
     if (it->res == TR_RES_PASS) {
         oc->has_passed_seed = true; /* the trace diff's other side */
@@ -62,6 +64,38 @@ static bool same_failure(const tr_item *a, const tr_item *b) {
     return !a->has_trace || a->trace == b->trace;
 }
 
+/* --in-process: the seeds in explorers (tr_explore.c) until one does not
+ * pass there; that one runs in a fresh process, whose result counts, and
+ * the explorer starts again after it. A seed that failed in the explorer
+ * and passes in a fresh process ran differently there: the mode stops
+ * (state leaked between seeds) and the caller runs the rest in process
+ * mode, as it does after a canary that ran differently. */
+static void explore_sim_test(tr_runner *r, tr_outcome *oc, tr_gen *g, sim_ctx *c, uint64_t total, const char *what) {
+    uint64_t pos = 0;
+    for (;;) {
+        int why = tr_explore(r, oc->test, g, &pos, total, what, seed_done, c);
+        if (why != TR_EXPLORE_STOPPED || r->interrupted) break;
+        tr_item it;
+        if (!tr_gen_next(r, g, &it)) break;
+        tr_gen one;
+        memset(&one, 0, sizeof one);
+        one.test = oc->test;
+        tr_gen_give_back(&one, &it);
+        c->base = pos;
+        pos += tr_run_batch(r, &one, true, total, what, seed_done, c);
+        free(one.back);
+        if (!oc->passed || r->interrupted) break;
+        tr_clear_progress(r);
+        fprintf(stderr,
+                "oxl test: error: --in-process: state leaked between seeds in '%s': seed %" PRIu64
+                " did not pass in the explorer and passes in a fresh process; the rest of its seeds run in process "
+                "mode\n",
+                oc->test->shown, it.seed);
+        break;
+    }
+    c->base = pos;
+}
+
 static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
     const tr_test *t = oc->test;
     tr_gen g;
@@ -70,13 +104,15 @@ static void run_sim_test(tr_runner *r, tr_outcome *oc, uint64_t total) {
     oc->passed = true;
     oc->seeds_total = total;
     r->rep->test_start(r, t, total);
-    sim_ctx c = {oc};
+    sim_ctx c = {oc, 0};
     char what[256];
     snprintf(what, sizeof what, "sim %.200s", t->shown);
     double t0 = tr_now();
-    tr_run_batch(r, &g, true, total, what, seed_done, &c);
+    if (r->o.in_process) explore_sim_test(r, oc, &g, &c, total, what);
+    if (oc->passed && !r->interrupted) tr_run_batch(r, &g, true, total, what, seed_done, &c);
     oc->seconds = tr_now() - t0;
     free(g.pre);
+    free(g.back);
     if (r->interrupted && oc->passed) {
         /* not a pass: it did only the seeds it reports */
         oc->run = false;

@@ -5,7 +5,15 @@
  * at once; `status` lines come as children end and are matched to the
  * processes by pid, with each child's time as the server measured it. When the server ends while children are in flight,
  * they are killed and marked lost, so the caller runs them again another
- * way: no result is lost or taken from a half-run process. */
+ * way: no result is lost or taken from a half-run process.
+ *
+ * A request need not wait for its answer (tr_server_submit): with `jobs
+ * <n>` the server holds what it cannot fork yet and forks it the moment a
+ * child ends, so the runner keeps requests queued there and a seed costs
+ * no round trip between the runner and the server. The `pid` and `error`
+ * answers come in the order of the requests (the pending list), and a
+ * `lazy` request's output stays in the server's memory unless it is
+ * reported: a passing seed's status carries its report line instead. */
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -30,7 +38,12 @@ struct tr_server {
     size_t len;
     tr_proc **procs; /* in flight */
     size_t nprocs, cap;
-    bool answered; /* it has started a process: it can serve */
+    tr_proc **pending; /* sent, no `pid` or `error` yet, in order; NULL: given up */
+    size_t npending, pending_cap;
+    int jobs;          /* > 0: the `jobs` line to send first */
+    bool jobs_sent, await_ok;
+    int owed; /* unclean lazy ends the server holds its queue for (tr_server_resume) */
+    bool answered; /* it said `ready` (or started a process): it can serve */
     bool request_lost; /* it was ready, took a request and died before its answer */
     char err[TR_PATH];
     char why[512];
@@ -77,10 +90,15 @@ tr_server *tr_server_start_env(const char *exe, const char *const *extra, const 
     /* the server's environment has none of a process's variables: each
      * child gets exactly those its request names */
     static const char *const unset[] = {"OXL_TEST_RUN", "OXL_TEST_SEED", "OXL_SIM_REPORT", "OXL_DATA_DIR"};
-    const char *env[sizeof unset / sizeof *unset + TR_SERVER_EXTRA_ENV + 1];
+    const char *env[sizeof unset / sizeof *unset + TR_SERVER_EXTRA_ENV + 2];
     size_t ne = 0;
     for (size_t i = 0; i < sizeof unset / sizeof *unset; i++) env[ne++] = unset[i];
     for (size_t i = 0; extra && extra[i] && i < TR_SERVER_EXTRA_ENV; i++) env[ne++] = extra[i];
+    /* and the dynamic loader binds every library's symbols at its exec,
+     * not lazily in each forked child (a lookup and a written page per
+     * first call, per process); the server drops this setting before its
+     * first child, which sees the runner's environment (docs/test-binary.md) */
+    if (!getenv("LD_BIND_NOW")) env[ne++] = "LD_BIND_NOW=" TR_SERVE_BIND_NOW;
     env[ne] = NULL;
     pid_t pid;
     int e = tr_spawn(&pid, exe, "--serve", env, in[0], out[1], NULL, err);
@@ -103,6 +121,10 @@ tr_server *tr_server_start_env(const char *exe, const char *const *extra, const 
 }
 
 int tr_server_fd(const tr_server *s) { return s ? s->resp : -1; }
+
+void tr_server_set_jobs(tr_server *s, int jobs) {
+    if (s && !s->jobs_sent) s->jobs = jobs;
+}
 
 bool tr_server_answered(const tr_server *s) { return s && s->answered; }
 
@@ -129,6 +151,19 @@ static void server_dead(tr_server *s, const char *what) {
         p->end = tr_now();
     }
     s->nprocs = 0;
+    /* sent and not started (or not said to be): lost as well; one the
+     * server forked without telling dies with it (PR_SET_PDEATHSIG). A
+     * ready server that dies between a request and its answer most likely
+     * forked the process, and the process killed it at once. */
+    if (s->ready && s->npending > 0) s->request_lost = true;
+    for (size_t i = 0; i < s->npending; i++) {
+        tr_proc *p = s->pending[i];
+        if (!p) continue;
+        p->queued = false;
+        p->ended = p->lost = true;
+        p->end = tr_now();
+    }
+    s->npending = 0;
     if (s->req >= 0) close(s->req);
     close(s->resp);
     s->req = s->resp = -1;
@@ -157,14 +192,41 @@ static void server_dead(tr_server *s, const char *what) {
     tr_buf_free(&b);
 }
 
-/* A `status <pid> <wstatus>` line: true when it was one (and is handled). */
+/* Undoes a field's escapes (malloc'd); NULL on a bad one. */
+static char *unescape_field(const char *v) {
+    char *out = tr_xmalloc(strlen(v) + 1), *o = out;
+    for (const char *c = v; *c; c++) {
+        if (*c != '\\') {
+            *o++ = *c;
+            continue;
+        }
+        c++;
+        if (*c == '\\') *o++ = '\\';
+        else if (*c == 't') *o++ = '\t';
+        else if (*c == 'n') *o++ = '\n';
+        else {
+            free(out);
+            return NULL;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* A `status <pid> <wstatus> [<usec> [<report line>]]` line: true when it
+ * was one (and is handled). */
 static bool take_status(tr_server *s, const char *line) {
     long pid;
     int st;
     long long usec = -1;
-    char end;
-    int n = sscanf(line, "status %ld %d %lld%c", &pid, &st, &usec, &end);
-    if (n != 2 && n != 3) return false;
+    int used = -1;
+    int n = sscanf(line, "status %ld %d %lld%n", &pid, &st, &usec, &used);
+    if (n == 2) {
+        char end;
+        if (sscanf(line, "status %ld %d%c", &pid, &st, &end) != 2) return false;
+    } else if (n != 3 || used < 0 || (line[used] && line[used] != ' ')) {
+        return false;
+    }
     for (size_t i = 0; i < s->nprocs; i++) {
         tr_proc *p = s->procs[i];
         if (p->pid != (pid_t)pid) continue;
@@ -173,11 +235,88 @@ static bool take_status(tr_server *s, const char *line) {
         /* the server's measure: the runner may have read the pid and
          * this status late, or both at once */
         if (n == 3 && usec >= 0) p->ran = (double)usec * 1e-6;
+        /* a lazy request's report line: its files were not written */
+        if (n == 3 && line[used] == ' ') {
+            free(p->report);
+            p->report = unescape_field(line + used + 1);
+            if (!p->report) p->report = tr_xstrdup("");
+        } else if (p->lazy && s->jobs_sent) {
+            s->owed++; /* the server holds its queue until told */
+        }
         p->ended = true;
         s->procs[i] = s->procs[--s->nprocs];
         break;
     }
     return true;
+}
+
+/* The answer to the oldest request without one: `pid` or `error`. */
+static bool take_answer(tr_server *s, const char *line) {
+    long pid;
+    char end;
+    bool is_pid = sscanf(line, "pid %ld%c", &pid, &end) == 1 && pid > 0;
+    bool is_error = strncmp(line, "error ", 6) == 0;
+    if (!s->npending || (!is_pid && !is_error)) return false;
+    tr_proc *p = s->pending[0];
+    memmove(s->pending, s->pending + 1, (s->npending - 1) * sizeof *s->pending);
+    s->npending--;
+    if (!p) {
+        /* given up on (tr_server_forget): what it started dies now */
+        if (is_pid) {
+            kill(-(pid_t)pid, SIGKILL);
+            kill((pid_t)pid, SIGKILL);
+        }
+        return true;
+    }
+    p->queued = false;
+    if (is_error) {
+        /* nothing runs: the caller runs it another way */
+        snprintf(s->why, sizeof s->why, "it could not run a process: %.400s", line + 6);
+        p->ended = p->lost = p->refused = true;
+        p->end = tr_now();
+        return true;
+    }
+    s->answered = true;
+    p->pid = (pid_t)pid;
+    p->start = tr_now();
+    p->deadline = p->timeout > 0 ? p->start + p->timeout : 0;
+    if (s->nprocs == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->procs = tr_xrealloc(s->procs, s->cap * sizeof *s->procs);
+    }
+    s->procs[s->nprocs++] = p;
+    return true;
+}
+
+/* Any line the server says: false when it was none it may say now (the
+ * server is then dead). */
+static bool take_line(tr_server *s, const char *line) {
+    if (!s->ready) {
+        if (strcmp(line, "ready") == 0) {
+            /* it can serve: when it dies now, a process it ran may have
+             * killed it (requests go out before their answers are read) */
+            s->ready = s->answered = true;
+            return true;
+        }
+        snprintf(s->why, sizeof s->why, "it began with '%.400s', not 'ready'", line);
+        server_dead(s, s->why);
+        return false;
+    }
+    if (take_status(s, line)) return true;
+    if (s->await_ok && strcmp(line, "ok") == 0) {
+        s->await_ok = false;
+        return true;
+    }
+    if (s->await_ok && strncmp(line, "error ", 6) == 0) {
+        /* it cannot take `jobs`: not a server of this protocol */
+        snprintf(s->why, sizeof s->why, "it refused 'jobs': %.400s", line + 6);
+        server_dead(s, s->why);
+        return false;
+    }
+    if (!s->await_ok && take_answer(s, line)) return true;
+    snprintf(s->why, sizeof s->why, "it said '%.400s' unasked", line);
+    server_dead(s, s->why);
+    return false;
 }
 
 /* Reads what is there; false at the end of the server's output. */
@@ -188,56 +327,60 @@ static bool fill(tr_server *s) {
     return n != 0 && !(n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
-/* The next line that is not a status (statuses are handled on the way);
- * NULL when none is complete. Copies it into line. */
-static bool next_line(tr_server *s, char *line, size_t cap) {
-    for (;;) {
-        char *nl = memchr(s->buf, '\n', s->len);
-        if (!nl) {
-            if (s->len == sizeof s->buf) {
-                server_dead(s, "it said something unreadable");
-            }
-            return false;
-        }
+/* Takes every complete line there is. */
+static void take_lines(tr_server *s) {
+    size_t at = 0;
+    while (s->resp >= 0) {
+        char *nl = memchr(s->buf + at, '\n', s->len - at);
+        if (!nl) break;
         *nl = '\0';
-        size_t used = (size_t)(nl - s->buf) + 1;
-        bool status = take_status(s, s->buf);
-        if (!status) snprintf(line, cap, "%s", s->buf);
-        memmove(s->buf, nl + 1, s->len - used);
-        s->len -= used;
-        if (!status) return true;
+        const char *line = s->buf + at;
+        at = (size_t)(nl - s->buf) + 1;
+        if (!take_line(s, line)) return;
     }
+    if (s->resp < 0) return;
+    memmove(s->buf, s->buf + at, s->len - at);
+    s->len -= at;
+    if (s->len == sizeof s->buf) server_dead(s, "it said something unreadable");
 }
 
 void tr_server_pump(tr_server *s) {
     if (!s || s->resp < 0) return;
-    bool open = fill(s);
-    char line[sizeof s->buf];
-    while (s->resp >= 0 && next_line(s, line, sizeof line)) {
-        /* only statuses come unasked */
-        snprintf(s->why, sizeof s->why, "it said '%.400s' unasked", line);
-        server_dead(s, s->why);
+    /* several reads when answers come faster than one buffer */
+    for (int i = 0; i < 8 && s->resp >= 0; i++) {
+        size_t before = s->len;
+        bool open = fill(s);
+        take_lines(s);
+        if (!open && s->resp >= 0) server_dead(s, "it ended");
+        if (s->len == before || s->len < sizeof s->buf / 2) break;
     }
-    if (!open && s->resp >= 0) server_dead(s, "it ended");
 }
 
-/* The answer to the last request (or `ready`), waiting for it. */
-static bool answer(tr_server *s, char *line, size_t cap) {
+/* Waits (up to ANSWER_WAIT) until done(s, arg) or the server is gone. */
+static bool await(tr_server *s, bool (*done)(const tr_server *, const void *), const void *arg) {
     double until = tr_now() + ANSWER_WAIT;
-    bool eof = false;
     for (;;) {
+        tr_server_pump(s);
         if (s->resp < 0) return false;
-        if (next_line(s, line, cap)) return true;
-        if (s->resp < 0) return false;
+        if (done(s, arg)) return true;
         double left = until - tr_now();
-        if (eof || left <= 0) {
-            server_dead(s, eof ? "it ended" : "it did not answer in time");
+        if (left <= 0) {
+            server_dead(s, "it did not answer in time");
             return false;
         }
         struct pollfd pf = {s->resp, POLLIN, 0};
         poll(&pf, 1, (int)(left * 1000) + 1);
-        eof = !fill(s);
     }
+}
+
+static bool is_ready(const tr_server *s, const void *arg) {
+    (void)arg;
+    return s->ready;
+}
+
+static bool is_started(const tr_server *s, const void *arg) {
+    (void)s;
+    return !((const tr_proc *)arg)->queued;
 }
 
 /* Appends a request field: "-" for unset, else the value escaped. */
@@ -254,8 +397,8 @@ static void field(tr_buf *b, const char *v) {
     }
 }
 
-bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
-                   double timeout, char *why, size_t cap) {
+bool tr_server_submit(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
+                      double timeout, bool lazy, char *why, size_t cap) {
     static const char *const names[] = {"OXL_TEST_RUN", "OXL_TEST_SEED", "OXL_SIM_REPORT", "OXL_DATA_DIR"};
     const char *val[4] = {NULL, NULL, NULL, NULL};
     for (const char *const *e = env; e && *e; e++) {
@@ -275,21 +418,18 @@ bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char 
             snprintf(why, cap, "it cannot set %s to '%s'", names[i], val[i]);
             return false;
         }
-    char line[sizeof s->buf];
-    if (!s->ready) {
-        if (!answer(s, line, sizeof line)) {
-            snprintf(why, cap, "%s", s->why);
-            return false;
-        }
-        if (strcmp(line, "ready") != 0) {
-            snprintf(s->why, sizeof s->why, "it began with '%.400s', not 'ready'", line);
-            server_dead(s, s->why);
-            snprintf(why, cap, "%s", s->why);
-            return false;
-        }
-        s->ready = true;
+    /* `ready` first: a binary that cannot serve is found out here, before
+     * anything waits on it */
+    if (s->resp >= 0 && !s->ready) await(s, is_ready, NULL);
+    if (s->resp < 0) {
+        snprintf(why, cap, "%s", s->why);
+        return false;
     }
     tr_buf b = {0};
+    if (s->jobs > 0 && !s->jobs_sent) {
+        tr_buf_printf(&b, "jobs %d\n", s->jobs);
+        s->jobs_sent = s->await_ok = true;
+    }
     for (int i = 0; i < 3; i++) {
         field(&b, val[i]);
         tr_buf_puts(&b, "\t");
@@ -301,8 +441,9 @@ bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char 
     field(&b, val[3]);
     /* the server kills the process itself a little after the runner
      * would: the limit holds when the runner is stopped or gone */
-    if (timeout > 0) tr_buf_printf(&b, "\t%.3f\n", timeout + LIMIT_GRACE);
-    else tr_buf_puts(&b, "\t-\n");
+    if (timeout > 0) tr_buf_printf(&b, "\t%.3f", timeout + LIMIT_GRACE);
+    else tr_buf_puts(&b, "\t-");
+    tr_buf_puts(&b, lazy ? "\tlazy\n" : "\n");
     bool sent = true;
     for (size_t done = 0; done < b.len && sent;) {
         ssize_t w = write(s->req, b.s + done, b.len - done);
@@ -313,42 +454,64 @@ bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char 
     tr_buf_free(&b);
     if (!sent) {
         server_dead(s, "it stopped reading");
-        snprintf(why, cap, "%s", s->why);
-        return false;
-    }
-    if (!answer(s, line, sizeof line)) {
-        /* a ready server that dies between a request and its answer most
-         * likely forked the process, and the process killed it at once */
-        s->request_lost = true;
-        snprintf(why, cap, "%s", s->why);
-        return false;
-    }
-    long pid;
-    char end;
-    if (strncmp(line, "error ", 6) == 0) {
-        snprintf(why, cap, "it could not run a process: %s", line + 6);
-        return false;
-    }
-    if (sscanf(line, "pid %ld%c", &pid, &end) != 1 || pid <= 0) {
-        snprintf(s->why, sizeof s->why, "it answered '%.400s', not 'pid <n>'", line);
-        server_dead(s, s->why);
+        s->request_lost = s->request_lost || s->ready; /* a process it ran may have killed it */
         snprintf(why, cap, "%s", s->why);
         return false;
     }
     memset(p, 0, sizeof *p);
-    s->answered = true;
-    p->pid = (pid_t)pid;
     p->ran = -1;
     p->srv = s;
+    p->queued = true;
+    p->lazy = lazy;
+    p->timeout = timeout;
     p->start = tr_now();
-    p->deadline = timeout > 0 ? p->start + timeout : 0;
-    if (s->nprocs == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 8;
-        s->procs = tr_xrealloc(s->procs, s->cap * sizeof *s->procs);
+    if (s->npending == s->pending_cap) {
+        s->pending_cap = s->pending_cap ? s->pending_cap * 2 : 8;
+        s->pending = tr_xrealloc(s->pending, s->pending_cap * sizeof *s->pending);
     }
-    s->procs[s->nprocs++] = p;
-    tr_server_pump(s); /* statuses read with the answer */
+    s->pending[s->npending++] = p;
     return true;
+}
+
+bool tr_server_run(tr_server *s, tr_proc *p, const char *const *env, const char *out, const char *err,
+                   double timeout, bool lazy, char *why, size_t cap) {
+    if (!tr_server_submit(s, p, env, out, err, timeout, lazy, why, cap)) return false;
+    if (!await(s, is_started, p) || p->refused) {
+        /* a refusal is said in why; a dead server lost p */
+        snprintf(why, cap, "%s", s->why);
+        return false;
+    }
+    return true;
+}
+
+void tr_server_resume(tr_server *s, bool drop) {
+    if (!s || s->resp < 0 || s->req < 0 || !s->jobs_sent || (!drop && !s->owed)) return;
+    tr_buf b = {0};
+    if (drop) {
+        tr_buf_puts(&b, "drop\n");
+        if (s->owed) s->owed--;
+    }
+    for (; s->owed > 0; s->owed--) tr_buf_puts(&b, "go\n");
+    bool sent = true;
+    for (size_t done = 0; done < b.len && sent;) {
+        ssize_t w = write(s->req, b.s + done, b.len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) sent = false;
+        else done += (size_t)w;
+    }
+    tr_buf_free(&b);
+    if (!sent) server_dead(s, "it stopped reading");
+}
+
+void tr_server_forget(tr_server *s, tr_proc *p) {
+    if (!s) return;
+    for (size_t i = 0; i < s->npending; i++)
+        if (s->pending[i] == p) s->pending[i] = NULL;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i] == p) {
+            s->procs[i] = s->procs[--s->nprocs];
+            break;
+        }
 }
 
 void tr_server_stop(tr_server *s) {
@@ -378,5 +541,6 @@ void tr_server_stop(tr_server *s) {
         }
     }
     free(s->procs);
+    free(s->pending);
     free(s);
 }

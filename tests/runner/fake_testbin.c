@@ -30,13 +30,19 @@
  *     nodumpvar  fail when OXL_SIM_TRACE_DUMP is set (it must not reach a seed)
  *     exhaustonce the same the first time only, a pass after (needs
  *                FAKE_STATE_DIR): a run that ran out where another did not
+ *     bindnow    appends "LD_BIND_NOW=<value or (unset)>" to FAKE_STATE_DIR/bind
+ *     countfiles appends "<seed> files=<n>" to FAKE_STATE_DIR/files: n the
+ *                capture files (out-*, err-*) in the directory that holds
+ *                OXL_DATA_DIR, the run's temporary directory
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
  * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec> <ppid>" to FAKE_STATE_DIR/log
  * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
  * makes it print a malformed line. `--serve` is the serve mode, with the
  * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=vanish
  * says ready and dies (SIGKILL) on its first request; FAKE_SERVE=refuse
- * makes it exit 2 at once, as a binary without the mode would. */
+ * makes it exit 2 at once, as a binary without the mode would. `--explore`
+ * is the explorer (runtime/src/test/test_explore.c's loop; explore_run
+ * says which rules it knows); FAKE_EXPLORE=refuse makes it exit 2. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
@@ -117,6 +123,8 @@ static bool seed_in(const char *set, uint64_t seed) {
 }
 
 /* Whether ACTION applies to seed; *param gets what follows '='. */
+static void count_files(const char *seed_text, const char *data);
+
 static bool has_rule(const char *rules, const char *action, uint64_t seed, long *param) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", rules);
@@ -219,8 +227,48 @@ static int serve_run(void *ctx) {
     return run_test();
 }
 
+/* --explore: a seed in this process. The rules it knows: fail (101),
+ * crash (abort: the explorer dies), hang, leak (the trace of every run
+ * after the first in this process differs: state that leaks), and
+ * explorefail (101 here only; a pass in a process of its own). It logs
+ * "<index> <seed> explore" to FAKE_STATE_DIR/log. */
+static int explore_run(void *ctx, uint64_t index, uint64_t s, uint64_t *out_trace) {
+    (void)ctx;
+    static int runs;
+    if (index >= (uint64_t)n || strcmp(ts[index].kind, "sim") != 0) return 2;
+    const test *t = &ts[index];
+    char seed_text[32];
+    snprintf(seed_text, sizeof seed_text, "%" PRIu64, s);
+    const char *dir = getenv("FAKE_STATE_DIR");
+    if (dir) {
+        char path[4096], line[128];
+        snprintf(path, sizeof path, "%s/log", dir);
+        int len = snprintf(line, sizeof line, "%" PRIu64 " %s explore\n", index, seed_text);
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            (void)!write(fd, line, (size_t)len);
+            close(fd);
+        }
+    }
+    *out_trace = fnv(t->name, fnv(seed_text, 0xcbf29ce484222325ull));
+    if (has_rule(t->rules, "leak", s, NULL) && runs++ > 0) *out_trace ^= (uint64_t)runs;
+    if (has_rule(t->rules, "crash", s, NULL)) abort();
+    if (has_rule(t->rules, "hang", s, NULL))
+        for (;;) pause();
+    if (has_rule(t->rules, "fail", s, NULL) || has_rule(t->rules, "explorefail", s, NULL)) return 101;
+    return 0;
+}
+
 int main(int argc, char **argv) {
     n = load(ts, 64);
+    if (argc == 2 && strcmp(argv[1], "--explore") == 0) {
+        const char *mode = getenv("FAKE_EXPLORE");
+        if (mode && strcmp(mode, "refuse") == 0) {
+            fputs("fake_testbin: no explore mode today\n", stderr);
+            return 2;
+        }
+        return oxl_test_explore(explore_run, NULL);
+    }
     if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
         const char *mode = getenv("FAKE_SERVE");
         if (mode && strcmp(mode, "refuse") == 0) {
@@ -321,20 +369,22 @@ static int run_test(void) {
     report = rep && strcmp(rep, "1") == 0;
     log_run((int)index, sim ? seed_text : "-");
 
-    /* the runner gives each process a fresh, empty data directory */
+    /* the runner names a fresh data directory for each process and makes
+     * none: the process makes it on first use, as the runtime's store does */
     const char *data = getenv("OXL_DATA_DIR");
-    DIR *d = data ? opendir(data) : NULL;
-    if (!d) {
-        fputs("fake_testbin: OXL_DATA_DIR is not a directory\n", stderr);
+    struct stat st;
+    if (!data || !*data) {
+        fputs("fake_testbin: OXL_DATA_DIR is not set\n", stderr);
         return 3;
     }
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            fprintf(stderr, "fake_testbin: OXL_DATA_DIR is not empty: %s\n", e->d_name);
-            return 3;
-        }
-    closedir(d);
+    if (lstat(data, &st) == 0 || errno != ENOENT) {
+        fprintf(stderr, "fake_testbin: OXL_DATA_DIR is not fresh: '%s' exists\n", data);
+        return 3;
+    }
+    if (mkdir(data, 0700) != 0) {
+        fprintf(stderr, "fake_testbin: OXL_DATA_DIR cannot be made: %s\n", strerror(errno));
+        return 3;
+    }
     char file[4096];
     snprintf(file, sizeof file, "%s/sub", data);
     mkdir(file, 0755);
@@ -400,6 +450,18 @@ static int run_test(void) {
         printf("stdout of seed %" PRIu64 "\n", seed);
         fprintf(stderr, "stderr of seed %" PRIu64 "\n", seed);
     }
+    if (has_rule(t->rules, "countfiles", seed, NULL)) count_files(seed_text, data);
+    if (has_rule(t->rules, "bindnow", seed, NULL)) {
+        const char *dir = getenv("FAKE_STATE_DIR"), *bind = getenv("LD_BIND_NOW");
+        char path[4096], line[256];
+        snprintf(path, sizeof path, "%s/bind", dir ? dir : "/nonexistent");
+        int len = snprintf(line, sizeof line, "LD_BIND_NOW=%s\n", bind ? bind : "(unset)");
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            (void)!write(fd, line, (size_t)len);
+            close(fd);
+        }
+    }
     if (has_rule(t->rules, "big", seed, NULL))
         for (int i = 0; i < 2000; i++) fprintf(stderr, "line %04d of a long story, padded to fifty bytes....\n", i);
     if (has_rule(t->rules, "nondet", seed, NULL)) {
@@ -462,4 +524,27 @@ static int run_test(void) {
         for (;;) pause();
     }
     finish(0);
+}
+
+/* countfiles: what the runner left beside this process's data directory. */
+static void count_files(const char *seed_text, const char *data) {
+    const char *dir = getenv("FAKE_STATE_DIR");
+    if (!dir) return;
+    char parent[4096], path[4096], line[128];
+    snprintf(parent, sizeof parent, "%s", data);
+    char *slash = strrchr(parent, '/');
+    if (slash) *slash = '\0';
+    int count = 0;
+    DIR *d = opendir(parent);
+    if (!d) count = -1;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, "out-", 4) == 0 || strncmp(e->d_name, "err-", 4) == 0) count++;
+    if (d) closedir(d);
+    snprintf(path, sizeof path, "%s/files", dir);
+    int len = snprintf(line, sizeof line, "%s files=%d\n", seed_text ? seed_text : "-", count);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        (void)!write(fd, line, (size_t)len);
+        close(fd);
+    }
 }

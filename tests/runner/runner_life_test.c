@@ -664,8 +664,7 @@ static void test_server_limit(void) {
     char line[512], data[TR_PATH];
     read_answer(out[0], line, sizeof line);
     tap_is_str(line, "ready", "and is ready");
-    snprintf(data, sizeof data, "%s/limit-data", work);
-    mkdir(data, 0755);
+    snprintf(data, sizeof data, "%s/limit-data", work); /* made by the process, on first use */
     tr_buf b = {0};
     tr_buf_printf(&b, "0\t1\t1\t%s/l.out\t%s/l.err\t%s\t0.4\n", work, work, data);
     tr_buf_printf(&b, "0\t1\t1\t%s/m.out\t%s/m.err\t%s\tsoon\n", work, work, data);

@@ -106,7 +106,10 @@ static const char *node_dir(const char *fn, oxl_call_site at) {
                      "$OXL_DATA_DIR/%s/ (set it to a directory)",
                      fn, root ? "empty" : "not set", name, name);
     struct stat st;
-    if (stat(root, &st) != 0)
+    /* made on first use: `oxl test` names a fresh directory for each
+     * process and makes none, so a process that stores nothing costs no
+     * file-system object (its parent must exist) */
+    if (stat(root, &st) != 0 && (errno != ENOENT || (mkdir(root, 0700) != 0 && errno != EEXIST) || stat(root, &st) != 0))
         oxl_panic_at(STORE_AT(at), "std.store.%s: OXL_DATA_DIR '%s' is not usable: %s", fn, root, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         oxl_panic_at(STORE_AT(at), "std.store.%s: OXL_DATA_DIR '%s' is not usable: not a directory", fn, root);

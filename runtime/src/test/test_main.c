@@ -11,6 +11,7 @@
 #include "test_serve.h"
 #include "test_trace_dump.h"
 #include "fence/fence.h"
+#include "sched/fiber.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +23,8 @@
 #define TEST_TAIL_MAX 1000000 /* OXL_TEST_TRACE_TAIL's largest number */
 #define TEST_MAX_NODES 1024
 #define TEST_MAX_ROLES 64
+#define TEST_STACK_SIZE (1024 * 1024) /* of a sim test's tasks */
+#define TEST_SERVE_STACKS 8           /* mapped by the fork server for its children */
 
 static void put_escaped(const char *s, int64_t n, FILE *out) {
     for (int64_t i = 0; i < n; i++) {
@@ -240,7 +243,7 @@ static bool trace_tail(size_t *n) {
     return true;
 }
 
-static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
+static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t *trace) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
     const char *policy;
@@ -248,7 +251,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
     test_dump *dump = &run_dump;
     if (!test_dump_from_env(dump)) return 2;
     if (!trace_tail(&opt.tail_events)) return 2;
-    opt.stack_size = 1024 * 1024; /* as in a real-time run: the same recursion fits */
+    opt.stack_size = TEST_STACK_SIZE; /* as in a real-time run: the same recursion fits */
     if (tc->nnodes > TEST_MAX_NODES) {
         fprintf(stderr, "error: the test asks for %" PRId64 " nodes (the limit is %d)\n", tc->nnodes, TEST_MAX_NODES);
         return 2;
@@ -310,6 +313,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report) {
                 r.switches);
         if (status != 0 && r.tail) fputs(r.tail, stderr);
     }
+    if (trace) *trace = r.trace_hash;
     oxl_sched_result_free(&r);
     return status;
 }
@@ -357,7 +361,7 @@ static int run_from_env(const oxl_test_case *tests, int64_t ntests) {
         return 2;
     }
     if (!fence_config_from_env()) return 2; /* OXL_SIM_FENCE, said why */
-    return run_sim(tc, seed, report);
+    return run_sim(tc, seed, report, NULL);
 }
 
 typedef struct serve_ctx {
@@ -368,6 +372,17 @@ typedef struct serve_ctx {
 static int serve_run(void *arg) {
     const serve_ctx *c = arg;
     return run_from_env(c->tests, c->ntests);
+}
+
+/* One seed of the explorer (--explore): a sim test run in this process,
+ * as an exec'd run of it would run (the same status and trace). */
+static int explore_run(void *arg, uint64_t index, uint64_t seed, uint64_t *trace) {
+    const serve_ctx *c = arg;
+    if (index >= (uint64_t)c->ntests || !c->tests[index].sim) {
+        fprintf(stderr, "error: --explore: test %" PRIu64 " is not a sim test of this binary\n", index);
+        return 2;
+    }
+    return run_sim(&c->tests[index], seed, false, trace);
 }
 
 int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t ntests) {
@@ -381,11 +396,19 @@ int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t nte
             return 0;
         }
         if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
+            /* a seed's first task stacks, mapped once here for every child
+             * (a child that needs more maps them itself) */
+            sched_stack_reserve(TEST_STACK_SIZE, TEST_SERVE_STACKS);
             serve_ctx c = {tests, ntests};
             return oxl_test_serve(serve_run, &c);
         }
+        if (argc == 2 && strcmp(argv[1], "--explore") == 0) {
+            if (!fence_config_from_env()) return 2; /* OXL_SIM_FENCE, said why */
+            serve_ctx c = {tests, ntests};
+            return oxl_test_explore(explore_run, &c);
+        }
         fprintf(stderr,
-                "usage: %s [--list | --serve]  (run a test with OXL_TEST_RUN=<index> [OXL_TEST_SEED=<n>])\n",
+                "usage: %s [--list | --serve | --explore]  (run a test with OXL_TEST_RUN=<index> [OXL_TEST_SEED=<n>])\n",
                 argv[0]);
         return 2;
     }

@@ -23,7 +23,18 @@
  *                             microseconds, measured here (the runner may
  *                             read the answers late)
  * `pid` or `error` answers the requests in order; `status` lines come as
- * children end, several may be in flight. */
+ * children end, several may be in flight.
+ *
+ * Two additions make a seed cheap (docs/test-binary.md, "Fast requests"):
+ * a `jobs <n>` line caps the children in flight (`ok` answers it; later
+ * requests wait here, and each is forked the moment one ends, without a
+ * round trip to the runner), and an eighth field `lazy` captures the
+ * child's output in memory (memfds): the two files are written only when
+ * the child did not end with exit 0 and a report line as its last stderr
+ * line; otherwise no file is made and the status answer carries the line. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include "test_serve.h"
 
 #include <errno.h>
@@ -38,6 +49,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,7 +59,11 @@
 
 #define SERVE_LINE 16384 /* a request: three paths and three short values */
 #define SERVE_FIELDS 7
-#define SERVE_MAX_LIMIT 1e7 /* seconds a limit may say */
+#define SERVE_MAX_FIELDS 8    /* the eighth: `lazy` */
+#define SERVE_MAX_LIMIT 1e7   /* seconds a limit may say */
+#define SERVE_MAX_JOBS 1024   /* what `jobs <n>` may say */
+#define SERVE_MAX_QUEUED 4096 /* requests waiting for a job */
+#define SERVE_REPORT_TAIL 1024 /* bytes of a lazy child's stderr read for its report line */
 
 static int chld_pipe[2] = {-1, -1};
 static volatile sig_atomic_t ending; /* SIGTERM: the parent died (or asked) */
@@ -58,7 +76,26 @@ static void on_signal(int sig) {
     errno = e;
 }
 
-/* A failed write means the runner is gone: nothing is left to serve. */
+/* Answers wait in a buffer until the loop is about to sleep: a child's
+ * `status` and the next one's `pid` reach the runner in one write (one
+ * wakeup). A failed write means the runner is gone: nothing is left to
+ * serve, and nothing of what was served may stay. */
+static char out_buf[2 * SERVE_LINE];
+static size_t out_len;
+
+static void flush_answers(void) {
+    for (size_t done = 0; done < out_len;) {
+        ssize_t w = write(1, out_buf + done, out_len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            test_isolate_kill_all();
+            _exit(3);
+        }
+        done += (size_t)w;
+    }
+    out_len = 0;
+}
+
 static void answer(const char *fmt, ...) {
     char buf[SERVE_LINE];
     va_list ap;
@@ -67,28 +104,20 @@ static void answer(const char *fmt, ...) {
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1;
-    for (size_t done = 0; done < (size_t)n;) {
-        ssize_t w = write(1, buf + done, (size_t)n - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            /* the runner is gone: nothing is left to serve, and nothing
-             * of what was served may stay */
-            test_isolate_kill_all();
-            _exit(3);
-        }
-        done += (size_t)w;
-    }
+    if (out_len + (size_t)n > sizeof out_buf) flush_answers();
+    memcpy(out_buf + out_len, buf, (size_t)n);
+    out_len += (size_t)n;
 }
 
 /* Splits line into fields at tabs and undoes the escapes in place. */
-static const char *split(char *line, char *f[SERVE_FIELDS]) {
+static const char *split(char *line, char *f[SERVE_MAX_FIELDS], bool *lazy) {
     int n = 0;
     char *out = line;
     f[n++] = out;
     for (char *p = line; *p; p++) {
         if (*p == '\t') {
             *out++ = '\0';
-            if (n == SERVE_FIELDS) return "expected 7 fields separated by tabs";
+            if (n == SERVE_MAX_FIELDS) return "expected 7 fields separated by tabs";
             f[n++] = out;
         } else if (*p == '\\') {
             p++;
@@ -101,7 +130,9 @@ static const char *split(char *line, char *f[SERVE_FIELDS]) {
         }
     }
     *out = '\0';
-    if (n != SERVE_FIELDS) return "expected 7 fields separated by tabs";
+    if (n != SERVE_FIELDS && n != SERVE_MAX_FIELDS) return "expected 7 fields separated by tabs";
+    *lazy = n == SERVE_MAX_FIELDS;
+    if (*lazy && strcmp(f[7], "lazy") != 0) return "the eighth field is not 'lazy'";
     if (!*f[3] || !*f[4]) return "empty stdout or stderr path";
     for (int i = 0; i < SERVE_FIELDS; i++)
         if (i != 3 && i != 4 && !*f[i]) return "an empty field (write '-' to leave a variable unset)";
@@ -119,10 +150,13 @@ static void set_var(const char *name, const char *value) {
     else setenv(name, value, 1);
 }
 
-/* A child in flight: when it was forked, when it is killed (0: never). */
+/* A child in flight: when it was forked, when it is killed (0: never);
+ * a lazy one's output in memory and the files it goes to if reported. */
 typedef struct child {
     pid_t pid;
     int64_t start_ns, deadline_ns;
+    int out_fd, err_fd; /* memfds; -1 for a child writing to its files */
+    char *out_path, *err_path;
 } child;
 
 typedef struct server {
@@ -132,6 +166,10 @@ typedef struct server {
     struct sigaction old_chld, old_term, old_pipe;
     child *kids; /* in flight */
     size_t nkids, cap;
+    size_t jobs;   /* children at once (`jobs <n>`); 0: no cap */
+    size_t holds;  /* lazy children that ended unclean, not yet answered by `go` or `drop` */
+    char **queue;  /* requests waiting for a job, in order */
+    size_t qhead, qlen;
 } server;
 
 static int64_t mono_ns(void) {
@@ -140,46 +178,71 @@ static int64_t mono_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static bool add_child(server *s, pid_t pid, int64_t start_ns, int64_t deadline_ns) {
+static bool add_child(server *s, child k) {
     if (s->nkids == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
-        child *k = realloc(s->kids, cap * sizeof *k);
-        if (!k) return false;
-        s->kids = k;
+        child *n = realloc(s->kids, cap * sizeof *n);
+        if (!n) return false;
+        s->kids = n;
         s->cap = cap;
     }
-    s->kids[s->nkids++] = (child){pid, start_ns, deadline_ns};
+    s->kids[s->nkids++] = k;
     return true;
 }
 
-/* Takes pid off the list; its fork time, or -1 when it was not there. */
-static int64_t take_child(server *s, pid_t pid) {
+static void drop_child(child *k) {
+    if (k->out_fd >= 0) close(k->out_fd);
+    if (k->err_fd >= 0) close(k->err_fd);
+    free(k->out_path);
+    free(k->err_path);
+}
+
+/* Takes pid off the list into *k; false when it was not there. */
+static bool take_child(server *s, pid_t pid, child *k) {
     for (size_t i = 0; i < s->nkids; i++)
         if (s->kids[i].pid == pid) {
-            int64_t t = s->kids[i].start_ns;
+            *k = s->kids[i];
             s->kids[i] = s->kids[--s->nkids];
-            return t;
+            return true;
         }
-    return -1;
+    return false;
+}
+
+/* A memfd for a lazy child's stdout or stderr: memory, no inode on disk. */
+static int capture_fd(const char *name) {
+    return memfd_create(name, MFD_CLOEXEC);
 }
 
 static void start(server *s, char *line) {
-    char *f[SERVE_FIELDS];
-    const char *why = split(line, f);
+    char *f[SERVE_MAX_FIELDS];
+    bool lazy = false;
+    const char *why = split(line, f, &lazy);
     if (why) {
         answer("error malformed request: %s\n", why);
         return;
     }
-    int out = open(f[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int out = lazy ? capture_fd("stdout") : open(f[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0) {
         answer("error cannot open '%s': %s\n", f[3], strerror(errno));
         return;
     }
-    int err = open(f[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = lazy ? capture_fd("stderr") : open(f[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (err < 0) {
         answer("error cannot open '%s': %s\n", f[4], strerror(errno));
         close(out);
         return;
+    }
+    child k = {.out_fd = -1, .err_fd = -1};
+    if (lazy) {
+        k.out_path = strdup(f[3]);
+        k.err_path = strdup(f[4]);
+        if (!k.out_path || !k.err_path) {
+            answer("error cannot fork: out of memory\n");
+            close(out);
+            close(err);
+            drop_child(&k);
+            return;
+        }
     }
     /* nothing buffered may be written twice */
     fflush(stdout);
@@ -187,10 +250,11 @@ static void start(server *s, char *line) {
     pid_t server_pid = getpid();
     /* room for it before the fork: a child the list cannot hold would
      * have no time and, worse, no entry */
-    if (!add_child(s, 0, 0, 0)) {
+    if (!add_child(s, k)) {
         answer("error cannot fork: out of memory\n");
         close(out);
         close(err);
+        drop_child(&k);
         return;
     }
     s->nkids--;
@@ -202,6 +266,7 @@ static void start(server *s, char *line) {
         answer("error cannot fork: %s\n", strerror(errno));
         close(out);
         close(err);
+        drop_child(&k);
         return;
     }
     if (pid == 0) {
@@ -232,11 +297,19 @@ static void start(server *s, char *line) {
         close(s->devnull);
         close(chld_pipe[0]);
         close(chld_pipe[1]);
+        out_len = 0; /* the server's answers are the server's to write */
         /* the server's list is not the child's: a test that ends by
-         * exit() would have it reported as a leak */
+         * exit() would have it reported as a leak; nor are the other
+         * children's captures */
+        for (size_t i = 0; i < s->nkids; i++) drop_child(&s->kids[i]);
+        drop_child(&k);
         free(s->kids);
         s->kids = NULL;
         s->nkids = s->cap = 0;
+        for (size_t i = 0; i < s->qlen; i++) free(s->queue[(s->qhead + i) % SERVE_MAX_QUEUED]);
+        free(s->queue);
+        s->queue = NULL;
+        s->qlen = 0;
         set_var("OXL_TEST_RUN", f[0]);
         set_var("OXL_TEST_SEED", f[1]);
         set_var("OXL_SIM_REPORT", f[2]);
@@ -246,10 +319,142 @@ static void start(server *s, char *line) {
     /* the child's session may not exist yet when the runner learns the
      * pid: it kills the pid as well as the group (it has forked nothing
      * before setsid, its first act) */
-    close(out);
-    close(err);
-    add_child(s, pid, start_ns, deadline_ns); /* has room: see above */
+    if (lazy) {
+        k.out_fd = out;
+        k.err_fd = err;
+    } else {
+        close(out);
+        close(err);
+    }
+    k.pid = pid;
+    k.start_ns = start_ns;
+    k.deadline_ns = deadline_ns;
+    add_child(s, k); /* has room: see above */
     answer("pid %ld\n", (long)pid);
+}
+
+/* `jobs <n>`: true when line was one (answered). */
+static bool set_jobs(server *s, const char *line) {
+    if (strncmp(line, "jobs ", 5) != 0) return false;
+    char *end;
+    errno = 0;
+    long n = strtol(line + 5, &end, 10);
+    if (errno || *end || end == line + 5 || n < 1 || n > SERVE_MAX_JOBS)
+        answer("error malformed request: jobs takes a number from 1 to %d\n", SERVE_MAX_JOBS);
+    else {
+        s->jobs = (size_t)n;
+        answer("ok\n");
+    }
+    return true;
+}
+
+/* `go` and `drop`: after a lazy child's unclean end (a failure, a crash,
+ * a kill) the queue waits for the runner, which may want none of it (a
+ * fail-fast run past its first failure): `go` lets it go on, `drop`
+ * refuses what waits (`error dropped: not run`, each in order). */
+static bool resume(server *s, const char *line) {
+    bool go = strcmp(line, "go") == 0, drop = strcmp(line, "drop") == 0;
+    if (!go && !drop) return false;
+    if (s->holds) s->holds--;
+    while (drop && s->qlen) {
+        char *q = s->queue[s->qhead];
+        s->qhead = (s->qhead + 1) % SERVE_MAX_QUEUED;
+        s->qlen--;
+        free(q);
+        answer("error dropped: not run\n");
+    }
+    return true;
+}
+
+static void start_queued(server *s);
+
+/* A request now, or in the queue while the jobs are all taken. */
+static void take_request(server *s, char *line) {
+    if (set_jobs(s, line)) return;
+    if (resume(s, line)) {
+        start_queued(s);
+        return;
+    }
+    if (!s->jobs || (s->nkids < s->jobs && s->qlen == 0 && !s->holds)) {
+        start(s, line);
+        return;
+    }
+    if (!s->queue) s->queue = calloc(SERVE_MAX_QUEUED, sizeof *s->queue);
+    char *copy = s->queue && s->qlen < SERVE_MAX_QUEUED ? strdup(line) : NULL;
+    if (!copy) {
+        answer("error cannot fork: more than %d requests wait\n", SERVE_MAX_QUEUED);
+        return;
+    }
+    s->queue[(s->qhead + s->qlen++) % SERVE_MAX_QUEUED] = copy;
+}
+
+/* Starts what waits, as far as the jobs allow. */
+static void start_queued(server *s) {
+    static char line[SERVE_LINE];
+    while (s->qlen && s->nkids < s->jobs && !s->holds) {
+        char *q = s->queue[s->qhead];
+        s->qhead = (s->qhead + 1) % SERVE_MAX_QUEUED;
+        s->qlen--;
+        /* freed before the fork: a child that ends by exit() holds nothing
+         * of the server's on its heap */
+        snprintf(line, sizeof line, "%s", q);
+        free(q);
+        start(s, line);
+    }
+}
+
+/* Copies a capture into its file; false on a failure. */
+static bool write_capture(int from, const char *path) {
+    int to = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (to < 0) return false;
+    struct stat st;
+    bool ok = fstat(from, &st) == 0;
+    off_t off = 0;
+    while (ok && off < st.st_size) {
+        ssize_t n = sendfile(to, from, &off, (size_t)(st.st_size - off));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) ok = false;
+    }
+    return close(to) == 0 && ok;
+}
+
+/* A lazy child's last stderr line into line (escaped, as a field) when
+ * it ended by exit 0 with a report line last: then no file is written.
+ * Otherwise both captures go to their files and line is empty. */
+static void settle_capture(child *k, int st, char *line, size_t cap) {
+    line[0] = '\0';
+    if (k->err_fd < 0) return;
+    char tail[SERVE_REPORT_TAIL + 1];
+    struct stat sb = {0};
+    ssize_t n = 0;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && fstat(k->err_fd, &sb) == 0 && sb.st_size > 0) {
+        size_t want = sb.st_size < SERVE_REPORT_TAIL ? (size_t)sb.st_size : SERVE_REPORT_TAIL;
+        n = pread(k->err_fd, tail, want, sb.st_size - (off_t)want);
+    }
+    if (n > 1 && tail[n - 1] == '\n') {
+        tail[n - 1] = '\0';
+        char *last = memrchr(tail, '\n', (size_t)n - 1);
+        last = last ? last + 1 : tail;
+        bool whole = last != tail || (sb.st_size <= SERVE_REPORT_TAIL);
+        if (whole && (strncmp(last, "oxl-sim: ", 9) == 0 || strncmp(last, "oxl-unit: ", 10) == 0) &&
+            strlen(last) * 2 + 1 < cap) {
+            char *o = line;
+            for (const char *c = last; *c; c++) {
+                if (*c == '\\' || *c == '\t' || *c == '\n') {
+                    *o++ = '\\';
+                    *o++ = *c == '\\' ? '\\' : *c == '\t' ? 't' : 'n';
+                } else {
+                    *o++ = *c;
+                }
+            }
+            *o = '\0';
+            return;
+        }
+    }
+    /* reported: its output is wanted in full (a failure to write it shows
+     * as files the runner cannot read) */
+    write_capture(k->out_fd, k->out_path);
+    write_capture(k->err_fd, k->err_path);
 }
 
 /* Kills the children past their limit (their status comes as they end);
@@ -283,13 +488,27 @@ static void reap(server *s) {
         int st = 0;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
-        int64_t end_ns = mono_ns(), start_ns = take_child(s, pid);
-        if (start_ns < 0) continue; /* an orphan a child left, adopted by this subreaper */
-        answer("status %ld %d %lld\n", (long)pid, st, (long long)((end_ns - start_ns) / 1000));
+        int64_t end_ns = mono_ns();
+        child k;
+        if (!take_child(s, pid, &k)) continue; /* an orphan a child left, adopted by this subreaper */
+        char line[2 * SERVE_REPORT_TAIL + 2];
+        settle_capture(&k, st, line, sizeof line);
+        if (k.err_fd >= 0 && !line[0] && s->jobs) s->holds++; /* until the runner's `go` or `drop` */
+        drop_child(&k);
+        /* the next waiting request starts before this answer is written:
+         * its `pid` goes out with this `status` */
+        start_queued(s);
+        answer("status %ld %d %lld%s%s\n", (long)pid, st, (long long)((end_ns - k.start_ns) / 1000),
+               line[0] ? " " : "", line);
     }
 }
 
 int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
+    /* the runner starts a server with LD_BIND_NOW=oxl-serve (when it has
+     * no LD_BIND_NOW of its own): every symbol was bound at this exec, once
+     * for all children, which must not see the setting */
+    const char *bind = getenv("LD_BIND_NOW");
+    if (bind && strcmp(bind, "oxl-serve") == 0) unsetenv("LD_BIND_NOW");
     server s = {.run = run, .ctx = ctx, .devnull = open("/dev/null", O_RDWR)};
     if (s.devnull < 0 || pipe(chld_pipe) != 0) {
         fprintf(stderr, "error: --serve: cannot set up: %s\n", strerror(errno));
@@ -312,7 +531,8 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     static char buf[SERVE_LINE];
     size_t len = 0;
     bool input = true, skipping = false;
-    while ((input || s.nkids > 0) && !ending) {
+    while ((input || s.nkids > 0 || s.qlen > 0) && !ending) {
+        flush_answers();
         struct pollfd pf[2] = {{chld_pipe[0], POLLIN, 0}, {0, POLLIN, 0}};
         if (poll(pf, input ? 2 : 1, kill_late(&s)) < 0) {
             if (errno != EINTR) break;
@@ -337,7 +557,7 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
         while ((nl = memchr(p, '\n', len - (size_t)(p - buf)))) {
             *nl = '\0';
             if (skipping) skipping = false;
-            else start(&s, p);
+            else take_request(&s, p);
             p = nl + 1;
         }
         len -= (size_t)(p - buf);
@@ -349,14 +569,14 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
             len = 0;
         }
     }
-    if (ending) {
-        /* the parent died (PR_SET_PDEATHSIG) or asked: what runs dies */
-        test_isolate_kill_all();
-        free(s.kids);
-        return 0;
-    }
-    reap(&s);
-    test_isolate_kill_all(); /* what the children left behind (adopted) */
+    if (!ending) reap(&s);
+    flush_answers();
+    /* the parent died (PR_SET_PDEATHSIG) or asked: what runs dies; at the
+     * end of the input, what the children left behind (adopted) */
+    test_isolate_kill_all();
+    for (size_t i = 0; i < s.nkids; i++) drop_child(&s.kids[i]);
     free(s.kids);
+    for (size_t i = 0; i < s.qlen; i++) free(s.queue[(s.qhead + i) % SERVE_MAX_QUEUED]);
+    free(s.queue);
     return 0;
 }

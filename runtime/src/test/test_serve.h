@@ -5,6 +5,7 @@
 #ifndef OXL_TEST_SERVE_H
 #define OXL_TEST_SERVE_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Reads requests from fd 0 and answers on fd 1 until fd 0 ends and every
@@ -16,6 +17,12 @@
  * the server's exit status (0 at the end of its input, 2 when it could
  * not set itself up). */
 int oxl_test_serve(int (*run)(void *ctx), void *ctx);
+
+/* test_explore.c: the explorer (`--explore`): reads `<index>\t<seed>`
+ * lines and answers each `done <seed> <status> <trace> <usec>` after
+ * run_seed, in this one process (docs/test-binary.md, "Explore mode").
+ * Returns its exit status (0 at the end of its input). */
+int oxl_test_explore(int (*run_seed)(void *ctx, uint64_t index, uint64_t seed, uint64_t *trace), void *ctx);
 
 /* test_isolate.c: that the server's children do not outlive it. begin,
  * once before the first fork: the server learns its parent's death as

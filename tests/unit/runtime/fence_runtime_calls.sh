@@ -37,6 +37,8 @@ test_isolate.c.o:nanosleep  the server's kill rounds at its end
 test_isolate.c.o:opendir  /proc, when the server kills what it adopted
 sched.c.o:fopen  sched_mapping_counts: the report of a stack that could not be had, inside oxl_fence_allow_begin/end
 test_serve.c.o:getppid  a served child checks its server is alive, before its test runs
+test_serve.c.o:getenv  the server's LD_BIND_NOW, at its start, before any child
+test_explore.c.o:clock_gettime  mono_us: a seed's time in the explorer, between runs, never inside one
 sweep.c.o:getenv  oxl_sweep_options_from_env, before any seed runs
 fence_state.c.o:getenv  OXL_SIM_FENCE, read before the fence is first armed
 store.c.o:getenv  file_store: OXL_DATA_DIR, only outside a deterministic run (a simulation's store is the simulated disk)

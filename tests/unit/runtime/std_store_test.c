@@ -561,6 +561,19 @@ static void test_file_nodes_and_panics(void) {
     tap_contains(r.report, "OXL_DATA_DIR '/nonexistent/oxl-data' is not usable: No such file or directory",
                  "file: a missing directory names the path and the reason");
     oxl_sched_result_free(&r);
+    fresh_data_dir(); /* one that does not exist yet, in a parent that does */
+    char fresh[512];
+    snprintf(fresh, sizeof fresh, "%s/made-on-first-use", data_root);
+    setenv("OXL_DATA_DIR", fresh, 1);
+    oxl_std_store_close_all();
+    r = rt_run(rt_put, NULL);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "file: a missing OXL_DATA_DIR whose parent exists is made on first use");
+    oxl_sched_result_free(&r);
+    char made[600];
+    snprintf(made, sizeof made, "%s/process/%s", fresh, OXL_STORE_LOG_FILE);
+    tap_ok(file_size(made) > 0, "file: and the store is in it");
+    oxl_std_store_close_all();
+    remove_tree(data_root);
     setenv("OXL_DATA_DIR", "/dev/null", 1);
     r = rt_run(rt_put, NULL);
     tap_contains(r.report, "OXL_DATA_DIR '/dev/null' is not usable: not a directory", "file: so does a file");
