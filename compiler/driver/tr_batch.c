@@ -156,7 +156,7 @@ static bool start_own_server(tr_runner *r, slot *s, const char *const *env, cons
     char why[1024];
     tr_pathf(s->serve_err, sizeof s->serve_err, "%s/serve-%lu.err", r->tmp, r->counter);
     s->own = tr_server_start_env(r->bin, extra, s->serve_err, why, sizeof why);
-    if (s->own && tr_server_run(s->own, &s->p, env, s->out, s->err, r->o.timeout, true, why, sizeof why)) {
+    if (s->own && tr_server_run(s->own, &s->p, env, s->out, s->err, r->o.timeout, !r->o.no_capture, why, sizeof why)) {
         tr_server_close_input(s->own);
         return true;
     }
@@ -241,7 +241,7 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
             tr_server_set_jobs(r->srv, r->o.jobs);
         }
         if (r->srv && !r->shared_off) {
-            served = tr_server_submit(r->srv, &s->p, env, s->out, s->err, r->o.timeout, true, why, sizeof why);
+            served = tr_server_submit(r->srv, &s->p, env, s->out, s->err, r->o.timeout, !r->o.no_capture, why, sizeof why);
             if (!served) {
                 /* the server may have forked a child into these paths
                  * before it failed (it dies with the server): start
@@ -342,7 +342,10 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
     int busy = 0;
     double since = tr_now(), last_progress = 0;
     for (;;) {
-        while (!r->interrupted && !broken && busy < (r->shared_off || r->own_server ? r->o.jobs : nslots) &&
+        /* --no-capture shows each process's output as it comes: no
+         * request queued behind a running one */
+        while (!r->interrupted && !broken &&
+               busy < (r->shared_off || r->own_server || r->o.no_capture ? r->o.jobs : nslots) &&
                !exhausted && w.next < stop) {
             tr_item it;
             if (!tr_gen_next(r, g, &it)) {
