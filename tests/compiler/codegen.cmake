@@ -4,7 +4,7 @@
 if(TARGET oxlcodegen)
   add_test(NAME conformance_core
            COMMAND sh ${PROJECT_SOURCE_DIR}/conformance/core/run.sh $<TARGET_FILE:oxl>)
-  set_tests_properties(conformance_core PROPERTIES LABELS "conformance;codegen" TIMEOUT 600)
+  set_tests_properties(conformance_core PROPERTIES LABELS "conformance;codegen" TIMEOUT 1200)
 endif()
 # The test binary protocol (docs/test-binary.md): packages under
 # tests/testbin/ built with `oxl build --tests` and run (tests/testbin/run.sh).
@@ -45,7 +45,7 @@ endif()
 if(TARGET oxl)
   add_test(NAME conformance_sim
            COMMAND sh "${PROJECT_SOURCE_DIR}/conformance/§18.4/run.sh" $<TARGET_FILE:oxl>)
-  set_tests_properties(conformance_sim PROPERTIES LABELS "conformance;runner" TIMEOUT 600)
+  set_tests_properties(conformance_sim PROPERTIES LABELS "conformance;runner" TIMEOUT 1200)
 endif()
 
 # Optionals of scalars carry no box: checked in the IR (tests/compiler/codegen_optional/run.sh).
