@@ -132,3 +132,17 @@ const char *bench_cc(void) {
     const char *cc = getenv("CC");
     return cc && *cc ? cc : "cc";
 }
+
+bool bench_oxl_sched_pair(const char *source_dir, const char *who, int short_index, int long_index, double cpu[2],
+                          double wall[2]) {
+    char bin[4096];
+    if (!bench_oxl_sched_binary(source_dir, bin, sizeof bin)) return false;
+    cpu[0] = bench_oxl_test_time(bin, short_index, 9, &wall[0]);
+    cpu[1] = bench_oxl_test_time(bin, long_index, 9, &wall[1]);
+    bench_oxl_sched_remove(bin);
+    if (cpu[0] < 0 || cpu[1] < 0) {
+        fprintf(stderr, "%s: a run of the bench/oxl_sched test binary failed\n", who);
+        return false;
+    }
+    return true;
+}

@@ -39,6 +39,13 @@ void bench_oxl_sched_remove(const char *bin);
  * preempted in most runs when the cores are busy. */
 double bench_oxl_test_time(const char *bin, int index, int reps, double *best_wall);
 
+/* A short and a long run of bench/oxl_sched (tests short_index and
+ * long_index, 9 runs each): builds the binary, times both (CPU times
+ * returned in cpu[0..1], wall times in wall[0..1]) and removes it. False
+ * (said, naming who) when the binary cannot be had or a run fails. */
+bool bench_oxl_sched_pair(const char *source_dir, const char *who, int short_index, int long_index, double cpu[2],
+                          double wall[2]);
+
 /* The C compiler: $CC, else cc. */
 const char *bench_cc(void);
 

@@ -154,20 +154,12 @@ static double measure(long rounds, oxl_policy policy, bool preempt, const char *
 /* ns per hop of the OxL ring (tests 0 and 1 of bench/oxl_sched: 50 and
  * 5,000 rounds), or a negative number when it cannot be measured. */
 static double oxl_ns_per_hop(void) {
-    char bin[4096];
-    if (!bench_oxl_sched_binary(OXL_SOURCE_DIR, bin, sizeof bin)) return -1;
-    double short_wall, long_wall;
-    double short_run = bench_oxl_test_time(bin, 0, 9, &short_wall), long_run = bench_oxl_test_time(bin, 1, 9, &long_wall);
-    if (short_run < 0 || long_run < 0) {
-        fprintf(stderr, "bench_sched_ring: a run of %s failed\n", bin);
-        bench_oxl_sched_remove(bin);
-        return -1;
-    }
-    bench_oxl_sched_remove(bin);
+    double cpu[2], wall[2];
+    if (!bench_oxl_sched_pair(OXL_SOURCE_DIR, "bench_sched_ring", 0, 1, cpu, wall)) return -1;
     double hops = (double)((5000 - 50) * TASKS);
     printf("sched_ring.oxl.wall_ns_per_hop: %.1f ns (best wall times, disturbed by the machine's load)\n",
-           (long_wall - short_wall) * 1e9 / hops);
-    return (long_run - short_run) * 1e9 / hops;
+           (wall[1] - wall[0]) * 1e9 / hops);
+    return (cpu[1] - cpu[0]) * 1e9 / hops;
 }
 
 int main(int argc, char **argv) {

@@ -65,21 +65,13 @@ static oxl_process *tp_new(oxl_ctx c, void *arg) {
  * on intervals of 1 s + i * 10 ms): simulated seconds per CPU second, or a
  * negative number when they cannot be measured. */
 static double oxl_speedup(void) {
-    char bin[4096];
-    if (!bench_oxl_sched_binary(OXL_SOURCE_DIR, bin, sizeof bin)) return -1;
-    double short_wall, long_wall;
-    double short_run = bench_oxl_test_time(bin, 2, 9, &short_wall), long_run = bench_oxl_test_time(bin, 3, 9, &long_wall);
-    if (short_run < 0 || long_run < 0) {
-        fprintf(stderr, "bench_time_compression: a run of %s failed\n", bin);
-        bench_oxl_sched_remove(bin);
-        return -1;
-    }
-    bench_oxl_sched_remove(bin);
+    double cpu[2], wall[2];
+    if (!bench_oxl_sched_pair(OXL_SOURCE_DIR, "bench_time_compression", 2, 3, cpu, wall)) return -1;
     double simulated = 1.99 * (3600 - 36); /* the slowest ticker's end, less the short run's */
-    printf("time_compression.oxl.ns_per_tick: %.1f ns (CPU time)\n", (long_run - short_run) * 1e9 / ((3600 - 36) * TASKS));
+    printf("time_compression.oxl.ns_per_tick: %.1f ns (CPU time)\n", (cpu[1] - cpu[0]) * 1e9 / ((3600 - 36) * TASKS));
     printf("time_compression.oxl.wall_speedup: %.0f x (best wall times, disturbed by the machine's load)\n",
-           simulated / (long_wall - short_wall));
-    return simulated / (long_run - short_run);
+           simulated / (wall[1] - wall[0]));
+    return simulated / (cpu[1] - cpu[0]);
 }
 
 /* This process's CPU seconds. */
