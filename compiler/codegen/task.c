@@ -140,6 +140,25 @@ static LLVMValueRef spawn_remote(cg_module *m, const ast_node *e) {
  * order written) are evaluated now, the call runs in the new task. */
 /* spawn f(x) for a value f of function type: f and its arguments are
  * evaluated now, f is called in the new task. */
+/* A spawned call's thunk: its n argument words stored in a fresh env,
+ * and a new internal thunk function with the builder at its entry, whose
+ * first parameter is the env as words (in *cw). The caller loads the
+ * arguments, makes the call and returns to *here. */
+static LLVMValueRef thunk_begin(cg_module *m, LLVMValueRef *vals, uint32_t n, LLVMValueRef *env, LLVMValueRef *cw,
+                                LLVMBasicBlockRef *here) {
+    LLVMValueRef words;
+    *env = cg_new_env(m, n, &words);
+    for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), cg_env_slot(m, words, i));
+    char *name = spawn_name(m, "thunk");
+    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
+    free(name);
+    LLVMSetLinkage(thunk, LLVMInternalLinkage);
+    *here = LLVMGetInsertBlock(m->b);
+    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry"));
+    *cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
+    return thunk;
+}
+
 static LLVMValueRef spawn_value(cg_module *m, const ast_node *e) {
     const ast_node *c = e->a;
     const sema_type *ft = c->a->type;
@@ -150,16 +169,9 @@ static LLVMValueRef spawn_value(cg_module *m, const ast_node *e) {
     if (!(vals[0] = cg_operand(m, c->a, m->t_ptr))) return NULL;
     for (uint32_t i = 0; i + 1 < n && i < c->list.len; i++)
         if (!(vals[i + 1] = cg_value(m, ((const ast_node *)c->list.items[i])->a, ft->items[i]))) return NULL;
-    LLVMValueRef words;
-    LLVMValueRef env = cg_new_env(m, n, &words);
-    for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), cg_env_slot(m, words, i));
-    char *name = spawn_name(m, "thunk");
-    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
-    free(name);
-    LLVMSetLinkage(thunk, LLVMInternalLinkage);
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(m->b);
-    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry"));
-    LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
+    LLVMValueRef env, cw;
+    LLVMBasicBlockRef here;
+    LLVMValueRef thunk = thunk_begin(m, vals, n, &env, &cw, &here);
     LLVMValueRef args[SEMA_MAX_PARAMS + 2];
     for (uint32_t i = 0; i < n; i++)
         args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""), LLVMTypeOf(vals[i]));
@@ -189,23 +201,12 @@ static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     uint32_t n = sig->nparams;
     LLVMValueRef vals[SEMA_MAX_PARAMS + 1];
     if (!cg_fn_args(m, c, s, vals)) return NULL;
-    LLVMValueRef words;
-    LLVMValueRef env = cg_new_env(m, n, &words);
-    for (uint32_t i = 0; i < n; i++) LLVMBuildStore(m->b, to_word(m, vals[i]), cg_env_slot(m, words, i));
-
-    char *name = spawn_name(m, "thunk");
-    LLVMValueRef thunk = LLVMAddFunction(m->mod, name, thunk_type(m));
-    free(name);
-    LLVMSetLinkage(thunk, LLVMInternalLinkage);
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(m->b);
-    LLVMPositionBuilderAtEnd(m->b, LLVMAppendBasicBlockInContext(m->ctx, thunk, "entry"));
+    LLVMValueRef env, cw;
+    LLVMBasicBlockRef here;
+    LLVMValueRef thunk = thunk_begin(m, vals, n, &env, &cw, &here);
     LLVMValueRef args[SEMA_MAX_PARAMS + 1];
-    if (n) {
-        LLVMValueRef cw = LLVMBuildBitCast(m->b, LLVMGetParam(thunk, 0), LLVMPointerType(m->t_i64, 0), "");
-        for (uint32_t i = 0; i < n; i++)
-            args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""),
-                                LLVMTypeOf(LLVMGetParam(f, i)));
-    }
+    for (uint32_t i = 0; i < n; i++)
+        args[i] = from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""), LLVMTypeOf(LLVMGetParam(f, i)));
     LLVMValueRef r = cg_call(m, f, args, n);
     LLVMBuildRet(m->b, LLVMGetTypeKind(LLVMTypeOf(r)) == LLVMVoidTypeKind ? cg_i64(m, 0) : to_word(m, r));
     LLVMPositionBuilderAtEnd(m->b, here);
