@@ -101,17 +101,21 @@ static bool join_cancelled(oxl_go_handle *h, const char *file, int line) {
 
 uint64_t oxl_go_join(oxl_go_handle *h, const char *file, int line) {
     if (join_cancelled(h, file, line)) {
+        char lb[64];
+        const char *who = sched_task_label(sched_active(), h->id, lb, sizeof lb);
         if (h->cancel_asked)
-            oxl_panic_at(file, line, "joined a cancelled task: task %" PRIu64 " was cancelled before it gave its result",
-                         h->id);
-        oxl_panic_at(file, line, "join of task %" PRIu64 ", which was cancelled (its node was killed)", h->id);
+            oxl_panic_at(file, line, "joined a cancelled task: %s was cancelled before it gave its result", who);
+        oxl_panic_at(file, line, "join of %s, which was cancelled (its node was killed)", who);
     }
     return h->result;
 }
 
 void oxl_go_join_none(oxl_go_handle *h, const char *file, int line) {
-    if (join_cancelled(h, file, line) && !h->cancel_asked)
-        oxl_panic_at(file, line, "join of task %" PRIu64 ", which was cancelled (its node was killed)", h->id);
+    if (join_cancelled(h, file, line) && !h->cancel_asked) {
+        char lb[64];
+        oxl_panic_at(file, line, "join of %s, which was cancelled (its node was killed)",
+                     sched_task_label(sched_active(), h->id, lb, sizeof lb));
+    }
 }
 
 void oxl_go_cancel(oxl_go_handle *h, const char *file, int line) {
@@ -175,10 +179,12 @@ static void on_segv(int sig, siginfo_t *info, void *uctx) {
     long page = sysconf(_SC_PAGESIZE);
     if (t && t->fiber && t->fiber->stack_lo && addr && addr < t->fiber->stack_lo + 256 &&
         addr >= t->fiber->stack_lo - (page > 0 ? page : 4096) - 4096) {
-        char msg[160];
+        char msg[512];
         fflush(stdout); /* the program is ending: keep what it printed */
-        int n = snprintf(msg, sizeof msg, "panic: stack overflow (a task's stack is %zu bytes)\n  in task %" PRIu64 " on %s\n",
-                         t->fiber->stack_size, t->id, t->node ? t->node->name : "process");
+        char lb[64];
+        int n = snprintf(msg, sizeof msg, "panic: stack overflow (a task's stack is %zu bytes)\n  in %s on %s\n",
+                         t->fiber->stack_size, sched_task_label(s, t->id, lb, sizeof lb),
+                         t->node ? t->node->name : "process");
         if (n > 0) {
             ssize_t w = write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
             (void)w;

@@ -157,7 +157,7 @@ static int cmp_task_id(const void *a, const void *b) {
 }
 
 /* "client 3" for a task spawned with a name, else "task 6". */
-static const char *task_label(const oxl_sched *s, uint64_t id, char *buf, size_t cap) {
+const char *sched_task_label(const oxl_sched *s, uint64_t id, char *buf, size_t cap) {
     const char *name = s && s->world ? sim_task_name(s->world, id) : NULL;
     if (name) return name;
     snprintf(buf, cap, "task %" PRIu64, id);
@@ -189,7 +189,7 @@ static void describe_wait(const oxl_sched *s, const oxl_task *t, char *buf, size
         return;
     case WAIT_JOIN: {
         char lb[32];
-        snprintf(buf, cap, "joining %s", task_label(s, t->wait_obj, lb, sizeof lb));
+        snprintf(buf, cap, "joining %s", sched_task_label(s, t->wait_obj, lb, sizeof lb));
         return;
     }
     case WAIT_SLEEP:
@@ -234,7 +234,7 @@ static void append_state(oxl_sched *s) {
         char what[256];
         char lb[32];
         describe_wait(s, live[i], what, sizeof what);
-        fprintf(out, "  %s on %s: %s at %s:%d\n", task_label(s, live[i]->id, lb, sizeof lb), node_label(live[i]->node),
+        fprintf(out, "  %s on %s: %s at %s:%d\n", sched_task_label(s, live[i]->id, lb, sizeof lb), node_label(live[i]->node),
                 what, live[i]->file ? live[i]->file : "?", live[i]->line);
     }
     if (n > REPORT_MAX_TASKS) fprintf(out, "  ... and %zu more tasks\n", n - REPORT_MAX_TASKS);
@@ -660,9 +660,9 @@ oxl_join_status oxl_join_at(oxl_task *t, void **value, const char *file, int lin
     oxl_task *self = s->current;
     if (!t) oxl_panic_at(file, line, "join of a NULL task");
     char lb[32];
-    if (t == self) oxl_panic_at(file, line, "%s joins itself", task_label(s, self->id, lb, sizeof lb));
-    if (t->joined) oxl_panic_at(file, line, "%s is joined twice", task_label(s, t->id, lb, sizeof lb));
-    if (t->detached) oxl_panic_at(file, line, "%s is detached and cannot be joined", task_label(s, t->id, lb, sizeof lb));
+    if (t == self) oxl_panic_at(file, line, "%s joins itself", sched_task_label(s, self->id, lb, sizeof lb));
+    if (t->joined) oxl_panic_at(file, line, "%s is joined twice", sched_task_label(s, t->id, lb, sizeof lb));
+    if (t->detached) oxl_panic_at(file, line, "%s is detached and cannot be joined", sched_task_label(s, t->id, lb, sizeof lb));
     if (t->state != TASK_DONE && t->state != TASK_CANCELLED) {
         self->wait = WAIT_JOIN;
         self->wait_obj = t->id;
@@ -827,7 +827,7 @@ static _Noreturn void end_run(oxl_sched_status how, const char *head, const char
     vfprintf(out, fmt, ap);
     char lb[32];
     if (s && s->current)
-        fprintf(out, "\n  at %s:%d (%s on %s)", file ? file : "?", line, task_label(s, s->current->id, lb, sizeof lb),
+        fprintf(out, "\n  at %s:%d (%s on %s)", file ? file : "?", line, sched_task_label(s, s->current->id, lb, sizeof lb),
                 node_label(s->current->node));
     else
         fprintf(out, "\n  at %s:%d", file ? file : "?", line);

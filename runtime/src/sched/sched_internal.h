@@ -181,6 +181,8 @@ static inline oxl_sched *sched_enter(const char *call) {
     return sched_enter_slow(call);
 }
 oxl_sched *sched_active(void);               /* the scheduler of this thread, or NULL */
+/* "client 3" for a task spawned with a name, else "task 6" (in buf). */
+const char *sched_task_label(const oxl_sched *s, uint64_t id, char *buf, size_t cap);
 void sched_make_ready(oxl_sched *s, oxl_task *t);
 bool sched_drive_world(oxl_sched *s);
 /* A decision point where the running task may go on or give way. */
