@@ -20,15 +20,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -eq 0 ]; then
     set -- "$here"/*/
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-conf-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$(dirname "$0")/../../tests/lib.sh"
+tap_scratch conf
 n=0
-failed=0
 for dir in "$@"; do n=$((n + 3)); done
-echo "1..$n"
-i=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+tap_plan $n
 for dir in "$@"; do
     dir=${dir%/}
     name=$(basename "$dir")
@@ -84,4 +80,4 @@ for dir in "$@"; do
         not_ok "$name objects identical" "$(head -c 400 "$tmp/err")"
     fi
 done
-[ "$failed" -eq 0 ]
+tap_end

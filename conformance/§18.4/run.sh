@@ -41,9 +41,8 @@ export PATH
 if [ $# -eq 0 ]; then
     set -- "$here"/*/
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-conf-sim-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
+. "$(dirname "$0")/../../tests/lib.sh"
+tap_scratch conf-sim
 
 count=0
 for dir in "$@"; do
@@ -52,14 +51,7 @@ for dir in "$@"; do
     [ -f "$dir/run_stdout" ] && count=$((count + 1))
     [ -f "$dir/replay_output" ] && count=$((count + 1))
 done
-echo "1..$count"
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() {
-    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; shift
-    for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
-}
+tap_plan $count
 
 # in_order OUTPUT EXPECTED: every line of EXPECTED occurs in OUTPUT, each on
 # a line after the previous match. Prints the first missing line.
@@ -181,4 +173,4 @@ for dir in "$@"; do
         ok "$name reproduces ($failed_line)"
     fi
 done
-[ "$failed" -eq 0 ]
+tap_end

@@ -9,18 +9,13 @@ cmake=$1
 ctest=$2
 build=$3
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-cmake-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE JOB_COMPLETION_INDEX OXL_TEST_TOTAL_SHARDS CMAKE_PREFIX_PATH
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# /' "$tmp/out" | tail -40; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+. "$(dirname "$0")/../lib.sh"
+tap_scratch cmake
+unset CMAKE_PREFIX_PATH
+tap_detail() { tap_file "$tmp/out" -40; }
 has() { grep -qF -- "$1" "$2"; }
 
-echo "1..13"
+tap_plan 13
 "$cmake" --install "$build" --prefix "$tmp/prefix" >"$tmp/out" 2>&1
 check "cmake --install" test $? -eq 0
 check "installs oxlConfig.cmake, its version file and oxlTests.cmake" \
@@ -51,4 +46,4 @@ sed 's/find_package(oxl 0.1 REQUIRED)/find_package(oxl 9.0 REQUIRED)/' "$here/pr
 st=$?
 check "find_package(oxl 9.0) of an oxl 0.1: a configure error naming the version" \
     sh -c "[ $st -ne 0 ] && grep -q 'version: 0.1.0' '$tmp/out'"
-[ "$failed" -eq 0 ]
+tap_end

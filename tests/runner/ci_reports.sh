@@ -13,10 +13,8 @@
 #           file, line and column.
 # usage: ci_reports.sh <oxl> <junit.xsd> junit|github
 oxl=$1 xsd=$2 what=$3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-ci-reports-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE GITHUB_ACTIONS
+. "$(dirname "$0")/../lib.sh"
+tap_scratch ci-reports
 mkdir -p "$tmp/shop"
 cat >"$tmp/shop/cart.oxl" <<'OXL'
 use std.test { sim }
@@ -34,10 +32,7 @@ test "a unit test that fails" {
   assert 2 + 2 == 5
 }
 OXL
-i=0 failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# /' "$tmp/show" | head -30; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/show" 30; }
 xpath() { xmllint --xpath "$1" "$2" 2>/dev/null; }
 
 case $what in
@@ -107,5 +102,4 @@ github)
     ;;
 *) echo "usage: ci_reports.sh <oxl> <junit.xsd> junit|github" >&2; exit 2 ;;
 esac
-echo "1..$i"
-[ "$failed" -eq 0 ]
+tap_end

@@ -6,16 +6,11 @@
 # ignored. usage: clear_words.sh <oxl>
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-clear-words-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE GITHUB_ACTIONS OXL_TEST_KEEP_BINARY OXL_SIM_SCHED
+. "$(dirname "$0")/../lib.sh"
+tap_scratch clear-words
 mkdir "$tmp/empty"
 cp -r "$here/pkg" "$tmp/pkg"
-i=0 failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# /' "$tmp/out" | head -20; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/out"; }
 in_empty() { (cd "$tmp/empty" && "$oxl" "$@") >"$tmp/out" 2>&1; st=$?; }
 
 for cmd in test "build ." "run ." "check ." "build --tests ."; do
@@ -40,5 +35,4 @@ check "a test binary's sim test under OXL_SIM_SCHED=0: status 2" test "$st" -eq 
 check "named too" grep -qF "error: OXL_SIM_SCHED='0' is not supported" "$tmp/out"
 (OXL_SIM_SCHED=1 OXL_TEST_RUN=1 OXL_TEST_SEED=1 "$tmp/kept") >"$tmp/out" 2>&1; st=$?
 check "OXL_SIM_SCHED=1 (what runs anyway) is accepted" test "$st" -eq 0
-echo "1..$i"
-[ "$failed" -eq 0 ]
+tap_end

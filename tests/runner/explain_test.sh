@@ -9,27 +9,18 @@
 # --policy pct with depth 2 or more finds. Every run shares one build.
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-explain-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_SIM_POLICY OXL_SIM_PCT_DEPTH OXL_SIM_TRACE_TEXT
+. "$(dirname "$0")/../lib.sh"
+tap_scratch explain
 cp -r "$here/explainpkg" "$tmp/pkg"
 pkg="$tmp/pkg"
 bin="$tmp/bin"
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() {
-    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"
-    sed 's/^/# out: /' "$tmp/out" | head -40; sed 's/^/# err: /' "$tmp/err" | head -40
-}
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/out" 40 out; tap_file "$tmp/err" 40 err; }
 has() { grep -qF -- "$1" "$2"; }
 # run SEED [VAR=value...]: the kept test binary's one test at SEED
 run() { s=$1; shift; env OXL_TEST_RUN=0 OXL_TEST_SEED="$s" OXL_SIM_REPORT=1 "$@" "$bin" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 simline() { grep '^oxl-sim:' "$tmp/err"; }
 
-echo "1..30"
+tap_plan 31
 
 OXL_TEST_KEEP_BINARY="$bin" "$oxl" test "$pkg" --exact 'a call on a lossy network' --seeds 2..=30 --junit "$tmp/junit.xml" >"$tmp/out" 2>"$tmp/err"
 check "the lossy call fails at seed 5" has "seed 5 failed" "$tmp/out"
@@ -107,5 +98,4 @@ done
 check "--policy pct (depth 3) finds it, at seed 2" has "seed 2 failed (2 of 200 seeds run)" "$tmp/out"
 check "the reproduce line carries the policy and the depth" has "--seed 2 --policy pct --pct-depth 3" "$tmp/out"
 check "the determinism re-run used the same policy" sh -c "! grep -q 'not deterministic' '$tmp/out'"
-
-[ "$failed" -eq 0 ]
+tap_end

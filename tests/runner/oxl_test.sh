@@ -7,24 +7,15 @@
 # OXL_TEST_KEEP_BINARY, and the statuses 3 and 4.
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-test-e2e-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_TEST_KEEP_BINARY
+. "$(dirname "$0")/../lib.sh"
+tap_scratch test-e2e
 cp -r "$here/pkg" "$tmp/pkg"
 pkg="$tmp/pkg"
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() {
-    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"
-    sed 's/^/# out: /' "$tmp/out" | head -40; sed 's/^/# err: /' "$tmp/err" | head -40
-}
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/out" 40 out; tap_file "$tmp/err" 40 err; }
 has() { grep -qF -- "$1" "$2"; }
 t() { "$oxl" test "$@" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 
-echo "1..28"
+tap_plan 28
 
 t "$pkg" -j 2 -###
 check "a failing seed: status 1" test "$st" -eq 1
@@ -110,5 +101,4 @@ else
     i=$((i + 1)); echo "ok $i # SKIP kernel $kernel has no light guard regions and vm.max_map_count is $maps"
     i=$((i + 1)); echo "ok $i # SKIP 100,000 tasks at once"
 fi
-
-[ "$failed" -eq 0 ]
+tap_end

@@ -8,18 +8,9 @@
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
 case $oxl in /*) ;; *) oxl=$(pwd)/$oxl ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-packages-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_TEST_KEEP_BINARY JOB_COMPLETION_INDEX OXL_TEST_TOTAL_SHARDS
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() {
-    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"
-    sed 's/^/# out: /' "$tmp/out" | head -40; sed 's/^/# err: /' "$tmp/err" | head -20
-}
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+. "$(dirname "$0")/../lib.sh"
+tap_scratch packages
+tap_detail() { tap_file "$tmp/out" 40 out; tap_file "$tmp/err" 20 err; }
 has() { grep -qF -- "$1" "$2"; }
 t() { (cd "$tmp" && "$oxl" test "$@" >"$tmp/out" 2>"$tmp/err"); st=$?; }
 fresh() { rm -rf "$tmp/tree"; cp -R "$here/tree" "$tmp/tree"; }
@@ -33,7 +24,7 @@ in_order() {
     done
 }
 
-echo "1..27"
+tap_plan 27
 
 fresh
 t tree/... -j 2
@@ -89,4 +80,4 @@ t tree/nowhere/...
 check "DIR/... of no directory: usage error" sh -c "[ $st -eq 2 ] && grep -qF \"'tree/nowhere' is not a directory\" '$tmp/err'"
 t tree/a tree/b/c --failures-file "$tmp/f.txt"
 check "--failures-file with many packages: usage error" sh -c "[ $st -eq 2 ] && grep -qF 'cannot be used with many packages' '$tmp/err'"
-[ "$failed" -eq 0 ]
+tap_end

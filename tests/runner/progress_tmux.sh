@@ -12,12 +12,10 @@ if ! command -v tmux >/dev/null 2>&1; then
     echo "1..0 # SKIP tmux is not installed (tools/deps installs it)"
     exit 0
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-progress-XXXXXX") || exit 1
+. "$(dirname "$0")/../lib.sh"
+tap_scratch progress
 sock="$tmp/tmux.sock"
-cleanup() { tmux -S "$sock" kill-server >/dev/null 2>&1; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE GITHUB_ACTIONS
+tap_at_exit() { tmux -S "$sock" kill-server >/dev/null 2>&1; }
 mkdir "$tmp/pkg"
 # enough seeds, each a little work, that the run lasts a second or more
 # even on a fast machine (an ETA is drawn from 0.2 s on)
@@ -36,10 +34,7 @@ test sim "a sim test with a name long enough that fifty columns cannot hold it" 
 OXL
 # build the test binary first, so the panes time the run alone
 "$oxl" test "$tmp/pkg" --list >"$tmp/out" 2>&1 || { echo "1..0 # SKIP the package does not build: $(head -3 "$tmp/out")"; exit 0; }
-i=0 failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# /' "$tmp/show" | head -20; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/show"; }
 
 # pane WIDTH NAME TERM: runs oxl test in a WIDTH-column pane, once the
 # pane's bytes are piped into $tmp/NAME.raw; every progress line drawn
@@ -94,5 +89,4 @@ check "TERM=dumb: the run passed" test "$(cat "$tmp/dumb.done" 2>/dev/null)" = 0
 check "TERM=dumb: the report is there" grep -q '^test result: ok' "$tmp/dumb.final"
 check "TERM=dumb: no progress line" sh -c "! test -s '$tmp/dumb.drawn'"
 check "TERM=dumb: no erase-line escape in the bytes written" sh -c "test -s '$tmp/dumb.raw' && ! grep -q \"\$(printf '\\033\\\\[K')\" '$tmp/dumb.raw'"
-echo "1..$i"
-[ "$failed" -eq 0 ]
+tap_end

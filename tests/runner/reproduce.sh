@@ -9,10 +9,8 @@
 # usage: reproduce.sh <oxl>
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-reproduce-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE GITHUB_ACTIONS OXL_TEST_KEEP_BINARY
+. "$(dirname "$0")/../lib.sh"
+tap_scratch reproduce
 cp -r "$here/pkg" "$tmp/pkg"
 mkdir -p "$tmp/my bin" "$tmp/other" "$tmp/pkg é 1"
 cp -r "$here/pkg/." "$tmp/pkg é 1/"
@@ -20,10 +18,7 @@ ln -s "$oxl" "$tmp/my bin/oxl"
 printf '#!/bin/sh\necho "not this oxl" >&2\nexit 42\n' >"$tmp/other/oxl"
 chmod +x "$tmp/other/oxl"
 base_path=$PATH
-i=0 failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# /' "$tmp/out" | head -30; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/out" 30; }
 line() { grep -m1 '^reproduce: ' "$tmp/out" | sed 's/^reproduce: //'; }
 # paste LINE: runs it as sh would, from $tmp; its output in $tmp/out2
 paste() { (cd "$tmp" && PATH=$paste_path sh -c "$1") >"$tmp/out2" 2>&1; }
@@ -86,5 +81,4 @@ check "saying so" grep -qF "name the seed to debug with --seed N" "$tmp/out"
 check "--gdb matching two tests: status 2, named" sh -c "test $st -eq 2 && grep -qF -- '--gdb runs one test: 2 match' '$tmp/out'"
 (cd "$tmp" && "$oxl" test pkg -- -batch) >"$tmp/out" 2>&1; st=$?
 check "'--' without --gdb: still a usage error" test "$st" -eq 2
-echo "1..$i"
-[ "$failed" -eq 0 ]
+tap_end

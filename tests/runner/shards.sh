@@ -12,22 +12,12 @@ doc=$2
 here=$(cd "$(dirname "$0")" && pwd)
 case $oxl in /*) ;; *) oxl=$(pwd)/$oxl ;; esac
 case $doc in /*) ;; *) doc=$(pwd)/$doc ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-shards-XXXXXX") || exit 1
-[ -n "$KEEP" ] || trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_TEST_KEEP_BINARY JOB_COMPLETION_INDEX OXL_TEST_TOTAL_SHARDS
+. "$(dirname "$0")/../lib.sh"
+tap_scratch shards
 mkdir "$tmp/bin" && ln -s "$oxl" "$tmp/bin/oxl"
 PATH="$tmp/bin:$PATH"
 export PATH
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() {
-    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"
-    [ -f "$tmp/diff" ] && sed 's/^/# /' "$tmp/diff" | head -30
-    [ -f "$tmp/err" ] && sed 's/^/# err: /' "$tmp/err" | head -20
-}
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; rm -f "$tmp/diff"; }
+tap_detail() { tap_file "$tmp/diff" 30; tap_file "$tmp/err" 20 err; }
 has() { grep -qF -- "$1" "$2"; }
 
 # The text of the fenced block after the line starting with $1.

@@ -6,20 +6,15 @@
 # usage: tap_prove.sh <oxl>
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-tap-prove-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE GITHUB_ACTIONS
+. "$(dirname "$0")/../lib.sh"
+tap_scratch tap-prove
 cp -r "$here/pkg" "$tmp/pkg"
-i=0 failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# /' "$tmp/prove" | head -30; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/prove" 30; }
 if ! command -v prove >/dev/null 2>&1; then
     echo "1..0 # SKIP prove (perl) is not installed"
     exit 0
 fi
-echo "1..9"
+tap_plan 9
 
 "$oxl" test "$tmp/pkg" --exact 'passes every seed' --format tap >"$tmp/pass.tap" 2>"$tmp/err"
 prove -e cat "$tmp/pass.tap" >"$tmp/prove" 2>&1; st=$?
@@ -52,4 +47,4 @@ OXL
 prove -v -e cat "$tmp/skip.tap" >"$tmp/prove" 2>&1
 check "a not-run test is a skip and a name with # stays a name" \
     sh -c "grep -qF 'not ok 1 - a \\# in a name' '$tmp/prove' && grep -q 'ok 2 - after it # SKIP' '$tmp/prove' && ! grep -q 'Parse errors' '$tmp/prove'"
-[ "$failed" -eq 0 ]
+tap_end

@@ -19,20 +19,11 @@ if [ -z "$chromium" ]; then
     echo "1..0 # SKIP chromium is not installed (tools/deps installs it)"
     exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-timeline-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-export OXL_CACHE_DIR="$tmp/cache"
-unset TEST_TOTAL_SHARDS TEST_SHARD_INDEX XML_OUTPUT_FILE OXL_TEST_KEEP_BINARY
+. "$(dirname "$0")/../lib.sh"
+tap_scratch timeline
 cp -r "$src/examples/shop_planted_bug" "$tmp/shop"
 cp -r "$src/tests/runner/pkg" "$tmp/pkg"
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() {
-    i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"
-    [ -f "$tmp/err" ] && sed 's/^/# err: /' "$tmp/err" | tail -20
-}
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_detail() { tap_file "$tmp/err" -20 err; }
 # count PATTERN FILE: how many times the extended regex occurs
 count() { grep -oE -- "$1" "$2" | wc -l; }
 at_least() { [ "$(count "$1" "$2")" -ge "$3" ]; }
@@ -43,7 +34,7 @@ browse() {
         --hide-scrollbars "$@" 2>>"$tmp/chromium.log"
 }
 
-echo "1..28"
+tap_plan 28
 
 name='no order charged twice, no stock lost'
 # from the scratch directory: the page's reproduce line names `shop`
@@ -114,4 +105,4 @@ check "its note (sim.note) as a flag with its text" grep -qE 'class="mark note"[
 # the determinism of the page: the same seed draws the same page
 (cd "$tmp" && exec "$oxl" test shop --exact "$name" --seed 4 --timeline shop2.html) >/dev/null 2>&1
 check "the same seed writes the same page" cmp -s "$tmp/shop.html" "$tmp/shop2.html"
-[ "$failed" -eq 0 ]
+tap_end

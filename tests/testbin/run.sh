@@ -11,17 +11,9 @@ case $oxl in
 */*) oxl=$(pwd)/$oxl ;; # some checks run from another directory
 esac
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-testbin-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { # check <description> <condition command...>
-    d=$1
-    shift
-    if "$@"; then ok "$d"; else not_ok "$d" "stdout: $(head -c 300 "$tmp/out" 2>/dev/null)" "stderr: $(head -c 600 "$tmp/err" 2>/dev/null)"; fi
-}
+. "$(dirname "$0")/../lib.sh"
+tap_scratch testbin
+tap_detail() { tap_file "$tmp/out" 10 stdout; tap_file "$tmp/err" 20 stderr; }
 bin="$tmp/basic.test"
 # run <index> [seed] [report]: status in $st, output in $tmp/out and $tmp/err
 run() {
@@ -35,7 +27,7 @@ run() {
 has() { grep -q -- "$1" "$2"; }
 hash_of() { sed -n 's/^oxl-sim: seed=[0-9]* trace=\([0-9a-f]*\) switches=[0-9]*$/\1/p' "$tmp/err" | tail -n 1; }
 
-echo "1..33"
+tap_plan 33
 
 "$oxl" build --tests "$here/basic" -o "$bin" >"$tmp/out" 2>"$tmp/err"
 check "oxl build --tests builds the test binary" test $? -eq 0 -a -x "$bin"
@@ -129,5 +121,4 @@ check "without -o the test binary is <package>.test" test -x "$tmp/default/basic
 "$oxl" build --tests -c "$here/basic" >"$tmp/out" 2>"$tmp/err"
 st=$?
 check "--tests with -c is a usage error (exit 2)" sh -c "test $st -eq 2 && grep -q -- '--tests builds an executable' '$tmp/err'"
-
-[ "$failed" -eq 0 ]
+tap_end

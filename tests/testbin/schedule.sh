@@ -5,17 +5,9 @@
 # usage: schedule.sh <oxl executable>
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-testbin-sched-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { # check <description> <condition command...>
-    d=$1
-    shift
-    if "$@"; then ok "$d"; else not_ok "$d" "stderr: $(head -c 600 "$tmp/err" 2>/dev/null)"; fi
-}
+. "$(dirname "$0")/../lib.sh"
+tap_scratch testbin-sched
+tap_detail() { tap_file "$tmp/err" 20 stderr; }
 bin="$tmp/basic.test"
 # run <index> <seed> [VAR=value...]: status in $st, stderr in $tmp/err
 run() {
@@ -27,7 +19,7 @@ run() {
 hash_of() { sed -n 's/^oxl-sim: seed=[0-9]* trace=\([0-9a-f]*\) switches=[0-9]*$/\1/p' "$tmp/err" | tail -n 1; }
 has() { grep -q -- "$1" "$2"; }
 
-echo "1..13"
+tap_plan 13
 "$oxl" build --tests "$here/basic" -o "$bin" >"$tmp/out" 2>"$tmp/err"
 check "oxl build --tests builds the test binary" test $? -eq 0 -a -x "$bin"
 
@@ -60,4 +52,4 @@ run 6 1 OXL_SIM_SCHEDULE_OUT="$tmp/no/such/dir/s"
 check "a failing test whose schedule cannot be written keeps 101" sh -c "test $st -eq 101 && grep -q 'OXL_SIM_SCHEDULE_OUT' '$tmp/err'"
 run 3 7 OXL_SIM_SCHEDULE_IN= OXL_SIM_SCHEDULE_OUT=
 check "empty values are unset" test $st -eq 0 -a "$(hash_of)" = "$h"
-[ "$failed" -eq 0 ]
+tap_end

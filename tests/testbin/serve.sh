@@ -15,16 +15,10 @@ case $oxl in
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-serve-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-unset OXL_TEST_RUN OXL_TEST_SEED OXL_SIM_REPORT OXL_DATA_DIR
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+. "$(dirname "$0")/../lib.sh"
+tap_scratch serve
 
-echo "1..14"
+tap_plan 14
 
 # compare <name> <package dir> [failures]: every selected run, exec'd and
 # served; with "failures", some of the runs must fail.
@@ -131,5 +125,4 @@ check "bad variables are refused by the child as exec'd (exit 2, same message)" 
 "$bin" --serve extra </dev/null >"$bd/out" 2>"$bd/err"
 st=$?
 check "--serve with another argument is a usage error (exit 2)" sh -c "test $st -eq 2 && grep -q 'usage: .*--serve' '$bd/err'"
-
-[ "$failed" -eq 0 ]
+tap_end

@@ -14,18 +14,12 @@ case $oxl in
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/oxl-dump-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-unset OXL_TEST_RUN OXL_TEST_SEED OXL_SIM_REPORT OXL_DATA_DIR OXL_SIM_TRACE_DUMP
-export OXL_CACHE_DIR="$tmp/cache"
-i=0
-failed=0
-ok() { i=$((i + 1)); echo "ok $i - $1"; }
-not_ok() { i=$((i + 1)); failed=$((failed + 1)); echo "not ok $i - $1"; sed 's/^/# err: /' "$tmp/err" 2>/dev/null | head -20; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+. "$(dirname "$0")/../lib.sh"
+tap_scratch dump
+tap_detail() { tap_file "$tmp/err" 20 err; }
 has() { grep -qF -- "$1" "$2"; }
 
-echo "1..16"
+tap_plan 16
 
 cp -r "$root/conformance/§18.4/sim-timeline-of-a-failing-seed" "$tmp/pkg"
 if ! "$oxl" build --tests "$tmp/pkg" -o "$tmp/bin" >"$tmp/err" 2>&1; then
@@ -81,4 +75,4 @@ OXL_SIM_TRACE_DUMP=/dev/full run 2
 st=$?
 check "a dump that cannot be written out: said, never a pass" sh -c \
     "[ $st -ne 0 ] && grep -qF 'the trace could not be written' '$tmp/err'"
-[ "$failed" -eq 0 ]
+tap_end
