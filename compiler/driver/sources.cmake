@@ -62,6 +62,7 @@ set(OXL_TEST_RUNNER_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_tap.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_report_json.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_junit.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_dumpread.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_explain.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_exec.c
   ${CMAKE_CURRENT_SOURCE_DIR}/driver/tr_serve.c

@@ -220,8 +220,8 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
     char dump[TR_PATH + 32];
     for (size_t i = 0; r->sim_env[i]; i++) {
         extra[ne++] = r->sim_env[i];
-        if (r->trace_dump && strcmp(r->sim_env[i], "OXL_SIM_TRACE_TEXT") == 0) {
-            snprintf(dump, sizeof dump, "OXL_SIM_TRACE_TEXT=%s", r->trace_dump);
+        if (r->trace_dump && strcmp(r->sim_env[i], "OXL_SIM_TRACE_DUMP") == 0) {
+            snprintf(dump, sizeof dump, "OXL_SIM_TRACE_DUMP=%s", r->trace_dump);
             extra[ne - 1] = dump;
         }
     }

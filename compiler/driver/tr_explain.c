@@ -2,7 +2,7 @@
  * (docs/testing.md, Explaining a failure): the "what everyone was doing"
  * section of its stderr, taken apart for the reports, and the trace diff
  * against the last seed of the same test that passed: both seeds run once
- * more with OXL_SIM_TRACE_TEXT (docs/test-binary.md), compared event by
+ * more with OXL_SIM_TRACE_DUMP (docs/test-binary.md), compared event by
  * event by kind and label, never by time or sequence. All of it runs only
  * for a failing seed: a run that passes costs nothing here. */
 #include "tr_internal.h"
@@ -10,7 +10,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define TR_DOING_HEADER "what everyone was doing at "
@@ -115,14 +114,16 @@ void tr_doing_json(const tr_item *it, tr_buf *b) {
 
 /* ---- the trace diff ---- */
 
+/* An event as the diff compares it: kind and label (with the nodes, as
+ * the trace tail prints them), never its index, time or sequence. */
 typedef struct dump_event {
-    const char *line; /* the whole line, NUL-terminated in the dump's text */
-    const char *key;  /* from the kind on: kind and label, no index, time or sequence */
+    const char *line; /* the whole line, as the trace tail prints it */
+    const char *key;  /* from the kind on */
     int64_t time;     /* nanoseconds */
 } dump_event;
 
 typedef struct dump {
-    char *text;
+    tr_dump file;
     dump_event *ev;
     size_t n;
     bool cut;
@@ -135,68 +136,38 @@ static bool network_kind(const char *key) {
     return false;
 }
 
-/* "#12 @1.000000000s seq=3 task      run task 4 on api-0" */
-static bool parse_event(char *line, dump_event *e) {
-    if (line[0] != '#') return false;
-    char *p = strchr(line, ' ');
-    if (!p || p[1] != '@') return false;
-    char *end;
-    long long secs = strtoll(p + 2, &end, 10);
-    if (*end != '.') return false;
-    long long ns = strtoll(end + 1, &end, 10);
-    if (*end != 's' || end[1] != ' ') return false;
-    p = end + 2;
-    if (strncmp(p, "seq=", 4) != 0 || !(p = strchr(p, ' '))) return false;
+/* "#12 @1.000000000s seq=3 task      run task 4 on api-0": from "task" on */
+static const char *event_key(const char *text) {
+    const char *p = strstr(text, " seq=");
+    if (!p || !(p = strchr(p + 1, ' '))) return NULL;
     while (*p == ' ') p++;
-    e->line = line;
-    e->key = p;
-    e->time = (int64_t)secs * 1000000000 + (int64_t)ns;
-    return true;
+    return p;
 }
 
 /* Reads a dump the test binary wrote; false (why filled) when it cannot. */
 static bool read_dump(const char *path, dump *d, char *why, size_t cap) {
     memset(d, 0, sizeof *d);
-    size_t len;
-    d->text = tr_read_all(path, TR_DUMP_MAX_BYTES, &len);
-    if (!d->text) {
-        struct stat st;
-        if (stat(path, &st) == 0) snprintf(why, cap, "its trace is larger than %u MiB", TR_DUMP_MAX_BYTES >> 20);
-        else snprintf(why, cap, "it wrote no trace");
-        return false;
-    }
-    char *p = d->text;
-    char *nl = strchr(p, '\n');
-    if (strncmp(p, "oxl-trace 1 ", 12) != 0 || !nl) {
-        snprintf(why, cap, "its trace file does not start with 'oxl-trace 1'");
-        free(d->text);
-        return false;
-    }
-    *nl = 0;
-    d->cut = strstr(p, " cut") != NULL;
-    size_t cap_ev = 0;
-    for (p = nl + 1; *p; p = nl + 1) {
-        nl = strchr(p, '\n');
-        if (nl) *nl = 0;
-        if (d->n == cap_ev) {
-            cap_ev = cap_ev ? cap_ev * 2 : 1024;
-            d->ev = tr_xrealloc(d->ev, cap_ev * sizeof *d->ev);
-        }
-        if (!parse_event(p, &d->ev[d->n])) {
-            snprintf(why, cap, "line %zu of its trace is not an event", d->n + 2);
+    if (!tr_dump_read(path, TR_DUMP_MAX_BYTES, &d->file, why, cap)) return false;
+    d->cut = d->file.truncated > 0;
+    d->ev = tr_xmalloc((d->file.nev + 1) * sizeof *d->ev);
+    for (size_t i = 0; i < d->file.nev; i++) {
+        const tr_dump_event *e = &d->file.ev[i];
+        dump_event *x = &d->ev[d->n++];
+        x->line = e->text;
+        x->time = e->time;
+        if (!(x->key = event_key(e->text))) {
+            snprintf(why, cap, "event %zu of its trace dump has no kind", i);
             free(d->ev);
-            free(d->text);
+            tr_dump_free(&d->file);
             return false;
         }
-        d->n++;
-        if (!nl) break;
     }
     return true;
 }
 
 static void free_dump(dump *d) {
     free(d->ev);
-    free(d->text);
+    tr_dump_free(&d->file);
 }
 
 /* Where two event sequences part: how many agree from the start, the
@@ -407,7 +378,9 @@ void tr_diff_text(const tr_outcome *oc, tr_buf *b) {
                   "trace diff: seed %" PRIu64 " (%" PRIu64 " events) against seed %" PRIu64 " (%" PRIu64
                   " events), the last that passed: the first %" PRIu64 " events agree by kind and label",
                   df->fail_seed, df->nfail, df->pass_seed, df->npass, df->all.common);
-    if (df->cut) tr_buf_puts(b, " (a trace was cut at its first 1,000,000 events: only those were compared)");
+    if (df->cut)
+        tr_buf_printf(b, " (a trace was cut at its first %u,%03u,%03u events: only those were compared)",
+                      TR_DUMP_MAX_EVENTS / 1000000, TR_DUMP_MAX_EVENTS / 1000 % 1000, TR_DUMP_MAX_EVENTS % 1000);
     if (!df->all.fail_ev && !df->all.pass_ev) {
         tr_buf_puts(b, ", all of them (they differ in times only)");
         return;

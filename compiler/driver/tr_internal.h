@@ -576,6 +576,33 @@ void tr_print_captured(const char *label, const char *text, size_t omitted);
 /* Writes b to stdout, flushes, frees b. */
 void tr_emit(tr_buf *b);
 
+/* tr_dumpread.c: a trace dump (OXL_SIM_TRACE_DUMP) read back. Version
+ * and limit as the runtime's OXL_TRACE_DUMP_VERSION and
+ * OXL_TRACE_DUMP_MAX_EVENTS (runtime/include/oxl_sim.h). */
+#define TR_DUMP_VERSION "2"
+#define TR_DUMP_MAX_EVENTS 2000000u
+typedef struct tr_dump_event {
+    const char *index, *time_text, *seq, *kind, *node, *peer, *arg, *label, *site;
+    const char *text; /* the line as the trace tail prints it */
+    int64_t time;     /* virtual nanoseconds */
+} tr_dump_event;
+typedef struct tr_dump {
+    char *text; /* the file; every field points into it */
+    char **nodes;
+    size_t nnodes;
+    tr_dump_event *ev;
+    size_t nev;
+    uint64_t truncated, total; /* events left out; events of the run */
+    const char *status, *hash, *report;
+    int64_t end_time;
+} tr_dump;
+/* False, why filled ("it wrote no trace dump", ...), when the file is not
+ * there, is larger than max_bytes, or is not a whole dump of this version. */
+bool tr_dump_read(const char *path, size_t max_bytes, tr_dump *d, char *why, size_t cap);
+void tr_dump_free(tr_dump *d);
+int tr_dump_node(const tr_dump *d, const char *name); /* its id; -1 for "-" or an unknown name */
+bool tr_dump_is_count(const char *s);                  /* decimal digits only */
+
 /* tr_explain.c: what explains a failing sim seed (docs/testing.md,
  * Explaining a failure), for every report format. */
 typedef struct tr_trace_diff tr_trace_diff;

@@ -361,7 +361,7 @@ static int setup_policy(tr_runner *r) {
     snprintf(r->policy_env[1], sizeof r->policy_env[1], "OXL_SIM_PCT_DEPTH=%u", (unsigned)o->pct_depth);
     r->sim_env[0] = r->policy_env[0];
     r->sim_env[1] = r->policy_env[1];
-    r->sim_env[2] = "OXL_SIM_TRACE_TEXT"; /* unset: only the trace diff's runs write one */
+    r->sim_env[2] = "OXL_SIM_TRACE_DUMP"; /* unset: only the trace diff's and the timeline's runs write one */
     r->sim_env[3] = NULL;
     return TR_GO_ON;
 }

@@ -18,8 +18,6 @@ extern const char tr_timeline_js[], tr_timeline_css[];
 
 #define TL_MAX_DUMP (1u << 30)     /* bytes of a dump read back */
 #define TL_MAX_DRAWN 50000u        /* events in the page: the last ones (a browser draws them in seconds) */
-#define TL_MAX_FIELDS 10
-#define TL_DUMP_VERSION "1"         /* the runtime's OXL_TRACE_DUMP_VERSION this reads */
 
 /* The path's directory must exist and be writable, and the path must not
  * be a directory: said before the build, not after the run. */
@@ -54,100 +52,6 @@ int tr_timeline_check(const tr_runner *r) {
     return TR_GO_ON;
 }
 
-/* ---- the dump, read back ---- */
-
-/* Splits a line at its tabs, undoing the dump's escapes in place. */
-static size_t split_fields(char *line, char **f, size_t max) {
-    size_t n = 0;
-    char *w = line, *start = line;
-    for (char *p = line;; p++) {
-        if (*p == '\\' && p[1]) {
-            p++;
-            *w++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p;
-            continue;
-        }
-        if (*p == '\t' || *p == '\0') {
-            bool end = *p == '\0';
-            *w = '\0';
-            if (n < max) f[n++] = start;
-            if (end) break;
-            start = w = p + 1;
-            continue;
-        }
-        *w++ = *p;
-    }
-    return n;
-}
-
-typedef struct tl_run {
-    char **nodes;
-    size_t nnodes;
-    char **events; /* lines of kind "event", split later */
-    size_t nevents, cap;
-    uint64_t truncated;
-    char *status, *report, *hash;
-    int64_t end_time;
-    uint64_t total;
-    bool ended;
-} tl_run;
-
-static int node_index(const tl_run *t, const char *name) {
-    if (strcmp(name, "-") == 0) return -1;
-    for (size_t i = 0; i < t->nnodes; i++)
-        if (strcmp(t->nodes[i], name) == 0) return (int)i;
-    return -1;
-}
-
-/* Reads the dump into t (its strings point into text). False, said, when
- * it is not a dump of this version. */
-static bool parse_dump(char *text, tl_run *t, const char *path) {
-    char *line = text, *f[TL_MAX_FIELDS];
-    size_t lineno = 0;
-    while (line && *line) {
-        char *nl = strchr(line, '\n');
-        if (nl) *nl = '\0';
-        lineno++;
-        if (lineno == 1) {
-            size_t n = split_fields(line, f, TL_MAX_FIELDS);
-            if (n != 2 || strcmp(f[0], "oxl-trace-dump") != 0 || strcmp(f[1], TL_DUMP_VERSION) != 0) {
-                fprintf(stderr, "oxl test: '%s' is not a trace dump of version %s\n", path, TL_DUMP_VERSION);
-                return false;
-            }
-        } else if (strncmp(line, "event\t", 6) == 0) {
-            if (t->nevents == t->cap) {
-                t->cap = t->cap ? t->cap * 2 : 4096;
-                t->events = tr_xrealloc(t->events, t->cap * sizeof *t->events);
-            }
-            t->events[t->nevents++] = line;
-        } else {
-            size_t n = split_fields(line, f, TL_MAX_FIELDS);
-            if (strcmp(f[0], "node") == 0 && n == 3) {
-                t->nodes = tr_xrealloc(t->nodes, (t->nnodes + 1) * sizeof *t->nodes);
-                t->nodes[t->nnodes++] = f[2];
-            } else if (strcmp(f[0], "truncated") == 0 && n == 2) {
-                tr_parse_u64(f[1], &t->truncated);
-            } else if (strcmp(f[0], "result") == 0 && n == 6) {
-                t->status = f[1];
-                t->end_time = strtoll(f[2], NULL, 10);
-                t->hash = f[3];
-                tr_parse_u64(f[4], &t->total);
-                t->report = f[5];
-            } else if (strcmp(f[0], "end") == 0) {
-                t->ended = true;
-            } else if (strcmp(f[0], "seed") != 0) {
-                fprintf(stderr, "oxl test: '%s' line %zu: not a line of a trace dump\n", path, lineno);
-                return false;
-            }
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    if (!t->ended || !t->status) {
-        fprintf(stderr, "oxl test: the trace dump '%s' ends early (the run did not finish writing it)\n", path);
-        return false;
-    }
-    return true;
-}
-
 /* ---- the page ---- */
 
 /* JSON text safe inside a <script> element: no "<" at all. */
@@ -168,18 +72,10 @@ static void first_line(char *buf, size_t cap, const char *s) {
     buf[n] = '\0';
 }
 
-/* A field the page takes as a JSON number: decimal digits only. */
-static bool is_count(const char *s) {
-    if (!*s || strlen(s) > 20) return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return false;
-    return true;
-}
-
-static bool render(tr_runner *r, const tr_test *test, tl_run *t, const char *out_text, tr_buf *page) {
+static bool render(tr_runner *r, const tr_test *test, const tr_dump *t, const char *out_text, tr_buf *page) {
     char headline[512];
     first_line(headline, sizeof headline, t->report);
-    size_t first = t->nevents > TL_MAX_DRAWN ? t->nevents - TL_MAX_DRAWN : 0;
+    size_t first = t->nev > TL_MAX_DRAWN ? t->nev - TL_MAX_DRAWN : 0;
 
     tr_buf data = {0};
     tr_buf_puts(&data, "{\"test\":");
@@ -196,21 +92,14 @@ static bool render(tr_runner *r, const tr_test *test, tl_run *t, const char *out
         json_in_script(&data, t->nodes[i]);
     }
     tr_buf_puts(&data, "],\"events\":[");
-    for (size_t i = first; i < t->nevents; i++) {
-        char *f[TL_MAX_FIELDS];
-        size_t n = split_fields(t->events[i], f, TL_MAX_FIELDS);
-        if (n != 10 || !is_count(f[1]) || !is_count(f[2]) || !is_count(f[3]) || !is_count(f[7])) {
-            fprintf(stderr, "oxl test: a malformed event line in the trace dump (%zu fields)\n", n);
-            tr_buf_free(&data);
-            return false;
-        }
-        /* event index time seq kind node peer arg label site */
-        tr_buf_printf(&data, "%s[%s,%s,%s,", i > first ? ",\n" : "\n", f[1], f[2], f[3]);
-        json_in_script(&data, f[4]);
-        tr_buf_printf(&data, ",%d,%d,%s,", node_index(t, f[5]), node_index(t, f[6]), f[7]);
-        json_in_script(&data, f[8]);
+    for (size_t i = first; i < t->nev; i++) {
+        const tr_dump_event *e = &t->ev[i]; /* its counts are digits: tr_dump_read saw to that */
+        tr_buf_printf(&data, "%s[%s,%s,%s,", i > first ? ",\n" : "\n", e->index, e->time_text, e->seq);
+        json_in_script(&data, e->kind);
+        tr_buf_printf(&data, ",%d,%d,%s,", tr_dump_node(t, e->node), tr_dump_node(t, e->peer), e->arg);
+        json_in_script(&data, e->label);
         tr_buf_puts(&data, ",");
-        json_in_script(&data, f[9]);
+        json_in_script(&data, e->site);
         tr_buf_puts(&data, "]");
     }
     tr_buf_puts(&data, "]}");
@@ -238,8 +127,8 @@ static bool render(tr_runner *r, const tr_test *test, tl_run *t, const char *out
     tr_buf_free(&reproduce);
     tr_buf_puts(page, "</code>");
     if (first || t->truncated)
-        tr_buf_printf(page, "<br>only the last %zu events are drawn (the dump kept %zu of %" PRIu64 ")", t->nevents - first,
-                      t->nevents, t->total);
+        tr_buf_printf(page, "<br>only the last %zu events are drawn (the dump kept %zu of %" PRIu64 ")", t->nev - first,
+                      t->nev, t->total);
     tr_buf_puts(page,
                 "</div>\n<div class=\"controls\"><button id=\"zoom-out\">&minus;</button><button id=\"zoom-in\">+</button>"
                 "<button id=\"zoom-fit\">fit</button> <span id=\"zoom-level\"></span> &nbsp; x axis: "
@@ -259,7 +148,7 @@ static bool render(tr_runner *r, const tr_test *test, tl_run *t, const char *out
     tr_xml_text(page, *t->report ? t->report : failed ? t->status : "the run finished: every task ended");
     tr_buf_puts(page, "</pre>\n");
     tr_buf_printf(page, "<details id=\"events\"><summary>the trace: %zu events, one a line</summary>"
-                        "<pre id=\"event-list\"></pre></details>\n", t->nevents - first);
+                        "<pre id=\"event-list\"></pre></details>\n", t->nev - first);
     if (out_text && *out_text) {
         tr_buf_puts(page, "<details><summary>the test's stdout</summary><pre>");
         tr_xml_text(page, out_text);
@@ -334,22 +223,20 @@ int tr_timeline_write(tr_runner *r, int status) {
     tr_pathf(err, sizeof err, "%s/timeline.err", r->tmp);
     int wstatus = 0;
     if (!run_seed(r, test, dump, out, err, &wstatus)) return r->interrupted ? 130 : bad;
-    size_t len = 0;
-    char *text = tr_read_all(dump, TL_MAX_DUMP, &len);
-    if (!text) {
+    tr_dump t;
+    char why[512];
+    if (!tr_dump_read(dump, TL_MAX_DUMP, &t, why, sizeof why)) {
         size_t omitted = 0;
-        char *why = tr_read_tail(err, 4096, &omitted);
-        fprintf(stderr, "oxl test: the timeline's run of seed %" PRIu64 " wrote no trace dump (wait status %d)%s%s\n",
-                r->o.seed, wstatus, why && *why ? ":\n" : "", why ? why : "");
-        free(why);
+        char *said = tr_read_tail(err, 4096, &omitted);
+        fprintf(stderr, "oxl test: the timeline's run of seed %" PRIu64 ": %s (wait status %d)%s%s\n", r->o.seed, why,
+                wstatus, said && *said ? ":\n" : "", said ? said : "");
+        free(said);
         return bad;
     }
-    tl_run t;
-    memset(&t, 0, sizeof t);
     size_t omitted = 0;
     char *out_text = tr_read_tail(out, TR_SHOW_BYTES, &omitted);
     tr_buf page = {0};
-    bool ok = parse_dump(text, &t, dump) && render(r, test, &t, out_text, &page);
+    bool ok = render(r, test, &t, out_text, &page);
     if (ok) {
         /* a whole page or none: written beside, then renamed */
         tr_pathf(tmp_page, sizeof tmp_page, "%s.tmp", r->o.timeline);
@@ -375,8 +262,6 @@ int tr_timeline_write(tr_runner *r, int status) {
     }
     tr_buf_free(&page);
     free(out_text);
-    free(t.nodes);
-    free(t.events);
-    free(text);
+    tr_dump_free(&t);
     return ok ? status : bad;
 }

@@ -345,7 +345,7 @@ const char *oxl_trace_kind_name(uint8_t kind);
  * event up to the limit (later ones are counted as truncated) with copies
  * of the labels and node names, so it may be written after the World is
  * freed. */
-#define OXL_TRACE_DUMP_VERSION 1
+#define OXL_TRACE_DUMP_VERSION 2
 #define OXL_TRACE_DUMP_MAX_EVENTS 2000000u
 typedef struct oxl_trace_dump oxl_trace_dump;
 typedef struct oxl_trace_dump_result {

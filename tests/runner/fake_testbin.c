@@ -308,32 +308,45 @@ int main(int argc, char **argv) {
     return run_test();
 }
 
-/* OXL_SIM_TRACE_TEXT, as FAKE_DUMP says (for the runner's trace diff):
+/* OXL_SIM_TRACE_DUMP (docs/test-binary.md, The trace dump), as FAKE_DUMP
+ * says (for the runner's trace diff):
  *     drop   a start-up task event in another order in odd seeds, then a
  *            send that a failing seed drops and a passing one delivers
  *     times  the same events in every seed, at times of the seed's own
- *     bad    a second line that is no event
- *     nohead no 'oxl-trace 1' header
- *     cut    as drop, with a header that says the dump was cut
+ *     bad    a line that is no event, after the node lines
+ *     nohead no 'oxl-trace-dump 2' header
+ *     cut    as drop, with events said to be left out
  * unset: no file, as a binary without the variable. False when it cannot
  * be written. */
+static void dump_event(FILE *f, int i, unsigned ns, int seq, const char *kind, const char *node, const char *peer,
+                       unsigned arg, const char *label, const char *text) {
+    fprintf(f, "event\t%d\t%u\t%d\t%s\t%s\t%s\t%u\t%s\t-\t#%d @0.%09us seq=%d %-9s %s\n", i, ns, seq, kind, node, peer,
+            arg, label, i, ns, seq, kind, text);
+}
+
 static bool write_dump(bool fails) {
-    const char *path = getenv("OXL_SIM_TRACE_TEXT"), *mode = getenv("FAKE_DUMP");
+    const char *path = getenv("OXL_SIM_TRACE_DUMP"), *mode = getenv("FAKE_DUMP");
     if (!path || !mode) return true;
     FILE *f = fopen(path, "w");
     if (!f) return false;
-    if (strcmp(mode, "nohead") != 0)
-        fprintf(f, "oxl-trace 1 seed=%" PRIu64 " policy=random trace=%016" PRIx64 " events=5%s\n", seed, trace,
-                strcmp(mode, "cut") == 0 ? " cut" : "");
+    if (strcmp(mode, "nohead") != 0) fputs("oxl-trace-dump\t2\n", f);
+    fprintf(f, "seed\t%" PRIu64 "\nnode\t0\tn0\nnode\t1\tn1\n", seed);
     if (strcmp(mode, "bad") == 0) fputs("not an event\n", f);
     bool times = strcmp(mode, "times") == 0;
     unsigned ns = times ? (unsigned)(seed % 1000) : 0;
-    fprintf(f, "#0 @0.000000000s seq=0 net       latency-min = 1000000\n");
-    fprintf(f, "#1 @0.000000000s seq=1 task      spawn task %d on n0\n", !times && seed % 2 ? 3 : 2);
-    fprintf(f, "#2 @0.000000000s seq=1 task      spawn task %d on n0\n", !times && seed % 2 ? 2 : 3);
-    fprintf(f, "#3 @0.%09us seq=1 send      n0 -> n1 (8 bytes)\n", 1000 + ns);
-    if (!times && fails) fprintf(f, "#4 @0.%09us seq=1 drop      n0 -> n1 (random drop)\n", 1000 + ns);
-    else fprintf(f, "#4 @0.%09us seq=2 deliver   n0 -> n1 (8 bytes)\n", 2000 + ns);
+    int first = !times && seed % 2 ? 3 : 2;
+    char spawn[2][32];
+    snprintf(spawn[0], sizeof spawn[0], "spawn task %d on n0", first);
+    snprintf(spawn[1], sizeof spawn[1], "spawn task %d on n0", 5 - first);
+    dump_event(f, 0, 0, 0, "net", "-", "-", 1000000, "latency-min", "latency-min = 1000000");
+    dump_event(f, 1, 0, 1, "task", "n0", "-", (unsigned)first, "spawn", spawn[0]);
+    dump_event(f, 2, 0, 1, "task", "n0", "-", (unsigned)(5 - first), "spawn", spawn[1]);
+    dump_event(f, 3, 1000 + ns, 1, "send", "n0", "n1", 8, "", "n0 -> n1 (8 bytes)");
+    if (!times && fails) dump_event(f, 4, 1000 + ns, 1, "drop", "n0", "n1", 2, "", "n0 -> n1 (random drop)");
+    else dump_event(f, 4, 2000 + ns, 2, "deliver", "n1", "n0", 8, "", "n0 -> n1 (8 bytes)");
+    if (strcmp(mode, "cut") == 0) fputs("truncated\t3\n", f);
+    fprintf(f, "result\t%s\t%u\t%016" PRIx64 "\t%d\t%s\nend\n", fails ? "panicked" : "finished", 2000 + ns, trace,
+            strcmp(mode, "cut") == 0 ? 8 : 5, fails ? "panic: fake failure" : "");
     return fclose(f) == 0;
 }
 

@@ -48,7 +48,7 @@ static void test_no_dump(void) {
     result r = run_env(NULL, ARGS(pkg, "--exact", "passes", "--seed", "3", "--timeline", page));
     tap_is_int(r.status, 2, "a binary that writes no dump: a passing seed ends in a usage error");
     tap_contains(r.out, "ok   sim   passes", "the seed's own report stands");
-    tap_contains(r.err, "oxl test: the timeline's run of seed 3 wrote no trace dump", "said");
+    tap_contains(r.err, "oxl test: the timeline's run of seed 3: it wrote no trace dump", "said");
     tap_ok(access(page, F_OK) != 0, "no page is left");
     char *log = read_log();
     /* the seed, then the timeline's run of it: exec'd, with the report on */

@@ -19,7 +19,7 @@ tap_scratch dump
 tap_detail() { tap_file "$tmp/err" 20 err; }
 has() { grep -qF -- "$1" "$2"; }
 
-tap_plan 16
+tap_plan 18
 
 cp -r "$root/conformance/§18.4/sim-timeline-of-a-failing-seed" "$tmp/pkg"
 if ! "$oxl" build --tests "$tmp/pkg" -o "$tmp/bin" >"$tmp/err" 2>&1; then
@@ -30,10 +30,10 @@ run() { OXL_TEST_RUN=0 OXL_TEST_SEED=$1 OXL_SIM_REPORT=1 OXL_DATA_DIR="$tmp" "$t
 
 OXL_SIM_TRACE_DUMP="$tmp/dump" run 2
 check "a failing seed with a dump: exit 101" test $? -eq 101
-check "the header and the seed" sh -c "head -n 2 '$tmp/dump' | tr '\t\n' ':|' | grep -qx 'oxl-trace-dump:1|seed:2|'"
+check "the header and the seed" sh -c "head -n 2 '$tmp/dump' | tr '\t\n' ':|' | grep -qx 'oxl-trace-dump:2|seed:2|'"
 check "a node line per node, in id order" sh -c \
     "grep '^node' '$tmp/dump' | tr '\t\n' ':|' | grep -qx 'node:0:api-0|node:1:store-0|node:2:cache-0|'"
-check "every event line has ten fields" awk -F '\t' '$1 == "event" { n++; if (NF != 10) exit 1 } END { exit n < 50 }' "$tmp/dump"
+check "every event line has eleven fields" awk -F '\t' '$1 == "event" { n++; if (NF != 11) exit 1 } END { exit n < 50 }' "$tmp/dump"
 check "events numbered from 0 without a gap" awk -F '\t' '$1 == "event" { if ($2 != k++) exit 1 }' "$tmp/dump"
 check "the last two lines: the result and end" sh -c \
     "tail -n 2 '$tmp/dump' | cut -f1 | tr '\n' ' ' | grep -qx 'result end '"
@@ -46,12 +46,18 @@ check "the result: panicked, the run's hash, its event count, the report" awk -F
 last=$(grep '^  #' "$tmp/err" | tail -n 1 | sed 's/^  #\([0-9]*\) .*/\1/')
 check "it holds the run's last event (#$last)" sh -c "awk -F '\t' '\$1 == \"event\" { l = \$2 } END { print l }' '$tmp/dump' | grep -qx '$last'"
 check "kinds, nodes, labels and a spawn site" sh -c "
-    grep -qP '^event\t\d+\t\d+\t\d+\tpartition\t-\t-\t2000000000\tapi-0\|store-0\t-$' '$tmp/dump' &&
-    grep -qP '^event\t\d+\t\d+\t\d+\tdrop\tapi-0\tstore-0\t1\t\t-$' '$tmp/dump' &&
+    grep -qP '^event\t\d+\t\d+\t\d+\tpartition\t-\t-\t2000000000\tapi-0\|store-0\t-\t' '$tmp/dump' &&
+    grep -qP '^event\t\d+\t\d+\t\d+\tdrop\tapi-0\tstore-0\t1\t\t-\t' '$tmp/dump' &&
     grep -qP '^event\t\d+\t\d+\t\d+\tduplicate\tapi-0\tcache-0\t' '$tmp/dump' &&
-    grep -qP '^event\t\d+\t\d+\t\d+\tkill\tcache-0\t-\t1\t\t-$' '$tmp/dump' &&
-    grep -qP '^event\t\d+\t\d+\t\d+\tnote\tapi-0\t-\t0\twarm up\t-$' '$tmp/dump' &&
-    grep -qP '^event\t\d+\t0\t\d+\ttask\tapi-0\t-\t\d+\tspawn\tcase.oxl:20$' '$tmp/dump'"
+    grep -qP '^event\t\d+\t\d+\t\d+\tkill\tcache-0\t-\t1\t\t-\t' '$tmp/dump' &&
+    grep -qP '^event\t\d+\t\d+\t\d+\tnote\tapi-0\t-\t0\twarm up\t-\t' '$tmp/dump' &&
+    grep -qP '^event\t\d+\t0\t\d+\ttask\tapi-0\t-\t\d+\tspawn\tcase.oxl:20\t' '$tmp/dump'"
+# the last field: the line as the trace tail prints it, for the same event
+check "each event's line as the trace tail prints it" awk -F '\t' '
+    $1 == "event" { n++; if (index($11, "#" $2 " @") != 1 || index($11, " seq=" $4 " " $5) == 0) exit 1 }
+    END { exit n < 50 }' "$tmp/dump"
+check "the tail's lines are the dump's" sh -c "grep '^  #' '$tmp/err' | sed 's/^  //' | tail -n 5 >'$tmp/tail5' &&
+    awk -F '\t' '\$1 == \"event\" { print \$11 }' '$tmp/dump' | tail -n 5 | cmp -s - '$tmp/tail5'"
 cp "$tmp/err" "$tmp/err.dumped"
 run 2
 check "the dump leaves the run as it was (stderr byte for byte)" cmp -s "$tmp/err" "$tmp/err.dumped"

@@ -1,7 +1,7 @@
 /* trace_dump.c: the whole trace of a run, kept through a trace hook and
  * written after the run as one tab-separated line per event (the format
  * of docs/test-binary.md, "The trace dump"), for tools that draw or
- * compare a run (`oxl test --timeline`).
+ * compare a run (`oxl test --timeline`, the runner's trace diff).
  *
  * The World's ring keeps only the last trace_capacity events; the dump
  * keeps every one (up to OXL_TRACE_DUMP_MAX_EVENTS) with copies of the
@@ -20,6 +20,7 @@ typedef struct dump_event {
     uint32_t label;
     int32_t site_line;
     const char *site_file; /* a spawn's site: static text of the program */
+    size_t text;           /* its line as the trace tail prints it, at text[text] */
     uint8_t kind;
 } dump_event;
 
@@ -33,6 +34,8 @@ struct oxl_trace_dump {
     char **nodes; /* copies, by node id */
     int nnodes;
     uint32_t spawn_label; /* the scheduler's "spawn" label, 0 until seen */
+    char *text;           /* the events' lines, each NUL-terminated */
+    size_t text_len, text_cap;
 };
 
 oxl_trace_dump *oxl_trace_dump_new(void) { return sim_xcalloc(1, sizeof(oxl_trace_dump)); }
@@ -44,6 +47,7 @@ void oxl_trace_dump_free(oxl_trace_dump *d) {
     free(d->labels);
     free(d->nodes);
     free(d->ev);
+    free(d->text);
     free(d);
 }
 
@@ -105,6 +109,18 @@ void oxl_trace_dump_hook(const oxl_world *w, const oxl_trace_event *e, void *arg
         x->site_file = w->trace_site_file;
         x->site_line = w->trace_site_line;
     }
+    char line[512];
+    size_t n = oxl_world_trace_format(w, e, line, sizeof line);
+    if (n >= sizeof line) n = sizeof line - 1;
+    if (d->text_len + n + 1 > d->text_cap) {
+        d->text_cap = d->text_cap ? d->text_cap * 2 : 1 << 16;
+        while (d->text_cap < d->text_len + n + 1) d->text_cap *= 2;
+        d->text = sim_xrealloc(d->text, d->text_cap);
+    }
+    x->text = d->text_len;
+    memcpy(d->text + d->text_len, line, n);
+    d->text[d->text_len + n] = '\0';
+    d->text_len += n + 1;
 }
 
 /* The dump's escapes: backslash, tab, newline and carriage return, so a
@@ -155,6 +171,8 @@ bool oxl_trace_dump_write(const oxl_trace_dump *d, uint64_t seed, const oxl_trac
         } else {
             putc('-', out);
         }
+        putc('\t', out);
+        put_field(d->text + x->text, out);
         putc('\n', out);
     }
     if (d->dropped) fprintf(out, "truncated\t%" PRIu64 "\n", d->dropped);

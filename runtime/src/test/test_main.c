@@ -9,7 +9,6 @@
 #include "oxl_test.h"
 #include "test_schedule.h"
 #include "test_serve.h"
-#include "test_trace_dump.h"
 #include "fence/fence.h"
 #include "sched/fiber.h"
 
@@ -146,9 +145,8 @@ static void *sim_root(void *arg) {
 /* OXL_SIM_POLICY (random, fifo, pct; unset or empty: random) and
  * OXL_SIM_PCT_DEPTH (1..64, for pct; unset or empty: 3) into opt; false,
  * said, on a bad value. */
-static bool policy_from_env(oxl_sched_options *opt, const char **name) {
+static bool policy_from_env(oxl_sched_options *opt) {
     const char *p = getenv("OXL_SIM_POLICY");
-    *name = "random";
     if (p && *p) {
         if (strcmp(p, "random") == 0) opt->policy = OXL_POLICY_RANDOM;
         else if (strcmp(p, "fifo") == 0) opt->policy = OXL_POLICY_FIFO;
@@ -157,7 +155,6 @@ static bool policy_from_env(oxl_sched_options *opt, const char **name) {
             fprintf(stderr, "error: OXL_SIM_POLICY='%s' is not a policy: expected random, fifo or pct\n", p);
             return false;
         }
-        *name = opt->policy == OXL_POLICY_FIFO ? "fifo" : opt->policy == OXL_POLICY_PCT ? "pct" : "random";
     }
     const char *d = getenv("OXL_SIM_PCT_DEPTH");
     if (d && *d) {
@@ -204,12 +201,10 @@ static bool trace_dump_open(FILE **out, const char **path_out) {
     return true;
 }
 
-/* The trace dump and the world made for it: static, so that what they
- * hold stays reachable while the run is on task stacks (a C extern that
- * calls exit() there is no leak). */
-static test_dump run_dump;
-static oxl_world *run_world;
-static oxl_trace_dump *run_tdump; /* OXL_SIM_TRACE_DUMP's */
+/* OXL_SIM_TRACE_DUMP's dump: static, so that what it holds stays
+ * reachable while the run is on task stacks (a C extern that calls exit()
+ * there is no leak). */
+static oxl_trace_dump *run_tdump;
 
 static bool trace_dump_close(FILE *out, const char *path, const oxl_trace_dump *d, uint64_t seed,
                              const oxl_sched_result *r) {
@@ -246,10 +241,7 @@ static bool trace_tail(size_t *n) {
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t *trace) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
-    const char *policy;
-    if (!policy_from_env(&opt, &policy)) return 2;
-    test_dump *dump = &run_dump;
-    if (!test_dump_from_env(dump)) return 2;
+    if (!policy_from_env(&opt)) return 2;
     if (!trace_tail(&opt.tail_events)) return 2;
     opt.stack_size = TEST_STACK_SIZE; /* as in a real-time run: the same recursion fits */
     if (tc->nnodes > TEST_MAX_NODES) {
@@ -267,13 +259,6 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t
     FILE *dump_out;
     const char *dump_path;
     if (!trace_dump_open(&dump_out, &dump_path)) return 2;
-    if (dump->path && dump_out) {
-        /* each watches the run's World with a hook of its own */
-        fputs("error: OXL_SIM_TRACE_TEXT and OXL_SIM_TRACE_DUMP cannot both be set: a run writes one trace file\n",
-              stderr);
-        fclose(dump_out);
-        return 2;
-    }
     oxl_trace_dump *tdump = NULL;
     if (dump_out) {
         tdump = run_tdump = oxl_trace_dump_new();
@@ -281,26 +266,9 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t
         opt.trace_hook_arg = tdump;
     }
     sim_session ss = {tc, getenv("OXL_DATA_DIR")};
-    oxl_world *own = NULL;
-    if (dump->path) {
-        /* the world the scheduler would make, made here to watch it */
-        oxl_world_options wo = oxl_world_options_default(seed);
-        wo.trace_messages = opt.trace_messages;
-        own = oxl_world_new(&wo);
-        test_dump_attach(dump, own);
-        run_world = own;
-        opt.world = own;
-    }
     oxl_sched_result r = oxl_sched_run(sim_root, &ss, &opt);
     oxl_rt_flush();
-    if (own) {
-        oxl_world_set_trace_hook(own, NULL, NULL);
-        oxl_world_free(own);
-        run_world = NULL;
-    }
     int status = oxl_sched_exit_status(&r, stderr);
-    if (!test_dump_write(dump, seed, policy, r.trace_hash, r.trace_events) && status == 0) status = 2;
-    test_dump_free(dump);
     if (test_schedule_end(&sched_file, tc, seed, &r) != 0 && status == 0) status = 2;
     if (dump_out) {
         bool ok = trace_dump_close(dump_out, dump_path, tdump, seed, &r);

@@ -22,8 +22,6 @@ sched.c.o:clock_nanosleep  wait_until_due: real-time runs only
 sched.c.o:getenv  oxl_sched_options_default: OXL_SIM_TIME_LIMIT and OXL_SIM_SCHED, read before a run starts
 time.c.o:clock_gettime  system_now: only when no deterministic run is under way
 test_main.c.o:getenv  the OXL_TEST_* variables, read before the test's run starts
-test_trace_dump.c.o:getenv  OXL_SIM_TRACE_TEXT, read before the test's run starts
-test_trace_dump.c.o:fopen  OXL_SIM_TRACE_TEXT's file, written after the run has ended (the fence is disarmed)
 test_schedule.c.o:getenv  OXL_SIM_SCHEDULE_IN/_OUT, read before the test's run starts
 test_schedule.c.o:fopen  the schedule files: read before the run starts, written after it ended
 test_main.c.o:fopen  OXL_SIM_TRACE_DUMP: the dump's file, opened before the test's run starts and written after it ends
