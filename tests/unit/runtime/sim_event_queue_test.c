@@ -145,8 +145,11 @@ static void test_equal_times(void) {
     size_t n = 0;
     while (ok && q.len) {
         uint64_t time;
-        uint32_t slot;
-        sim_evq_peek(&q, &time, &slot);
+        uint32_t slot = 0;
+        if (!sim_evq_peek(&q, &time, &slot)) {
+            ok = false;
+            break;
+        }
         uint64_t tie = q.ent[slot].tie;
         ok = pop_checked(&q, &time) && time == t;
         ok = ok && (n == 0 || tie > last_tie);
