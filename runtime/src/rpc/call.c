@@ -47,12 +47,12 @@ static void pending_remove(rpc_node *rn, uint64_t id) {
 
 /* Hands a reply to the waiting call, or drops it when there is none (a
  * late answer, one to a dead incarnation, a duplicate). */
-static void deliver(rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
+static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
                     int64_t method) {
     rpc_pending *p = pending_find(rn, id, NULL);
     if (!p || !oxl_chan_offer(p->chan, &rep)) {
         rpc_trace(rn, server, id, p ? "duplicate answer dropped" : "late answer dropped", s, method);
-        rpc_reply_free(rep);
+        rpc_reply_give(r, rep);
         return;
     }
     rpc_trace(rn, server, id, rep->status == OXL_RPC_OK ? "answer" : rep->status == OXL_RPC_PANIC ? "panicked" : "crashed",
@@ -61,23 +61,19 @@ static void deliver(rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *re
 
 void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
                      const unsigned char *end, const oxl_service *s, int64_t method) {
-    (void)r;
     size_t len = (size_t)(end - p);
-    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep + len);
-    rep->status = OXL_RPC_OK;
-    rep->message = NULL;
-    rep->len = len;
+    rpc_reply *rep = rpc_reply_take(r, len);
     if (len) memcpy(rep->data, p, len);
-    deliver(rn, id, from, rep, s, method);
+    deliver(r, rn, id, from, rep, s, method);
 }
 
 void rpc_fail_call(rpc_node *caller, uint64_t id, oxl_node_id server, int64_t status, char *message,
                    const oxl_service *s, int64_t method) {
-    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep);
+    rpc_run *r = rpc_run_get();
+    rpc_reply *rep = rpc_reply_take(r, 0);
     rep->status = status;
     rep->message = message;
-    rep->len = 0;
-    deliver(caller, id, server, rep, s, method);
+    deliver(r, caller, id, server, rep, s, method);
 }
 
 /* ---- choosing the node ---- */
@@ -96,7 +92,7 @@ static char *servers_text(rpc_run *r, const oxl_service *s) {
 
 /* A live node serving s, or NULL. */
 static rpc_node *choose(rpc_run *r, const oxl_service *s) {
-    oxl_world *w = oxl_sched_world();
+    oxl_world *w = r->world;
     size_t live = 0;
     for (size_t i = 0; i < r->nnodes; i++)
         if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i)) live++;
@@ -155,7 +151,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     rpc_trace(me, to, id, "call", s, method);
     oxl_ctx_send(c, to, frame->data, frame->len);
 
-    oxl_time_ns until = oxl_world_now(oxl_sched_world()) + deadline;
+    oxl_time_ns until = oxl_world_now(r->world) + deadline;
     /* what this task waits for, should the run fail meanwhile: written
      * only then */
     call_note note = {s, m, id, target, until};
@@ -164,7 +160,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
         rpc_reply *rep = NULL;
         oxl_chan_status st;
         oxl_select_case sc = {chan, false, &rep};
-        oxl_time_ns left = until - oxl_world_now(oxl_sched_world());
+        oxl_time_ns left = until - oxl_world_now(r->world);
         size_t got = oxl_select_at(&sc, 1, left > 0 ? left : 0, &st, file, line);
         if (got == 1) { /* the deadline */
             pending_remove(me, id);
@@ -181,7 +177,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
             pending_remove(me, id);
             rpc_chan_give(r, chan);
             int64_t status = fail_with(out, rep->status, rep->message);
-            rpc_reply_free(rep);
+            rpc_reply_give(r, rep);
             oxl_task_wait_note(NULL);
             return status;
         }
@@ -189,7 +185,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
         char err[256];
         bool ok = oxl_wire_decode(&p, rep->data + rep->len, m->result, out, err, sizeof err) &&
                   p == rep->data + rep->len;
-        rpc_reply_free(rep);
+        rpc_reply_give(r, rep);
         if (ok) {
             pending_remove(me, id);
             rpc_chan_give(r, chan);

@@ -32,6 +32,8 @@ enum {
 #define RPC_HEADER_LEN 13
 #define RPC_MAX_PARAMS 256 /* an rpc's parameters: sema allows 255 */
 #define RPC_ID_COUNT_BITS 40
+#define RPC_FREE_RECORDS 16     /* replies and request records kept for reuse */
+#define RPC_KEEP_BYTES 4096     /* a record bigger than this is freed, not kept */
 
 /* ---- wire.c: bytes ---- */
 RPC_HIDDEN bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n);
@@ -48,7 +50,7 @@ RPC_HIDDEN bool rpc_get_uvarint(const unsigned char **p, const unsigned char *en
 typedef struct rpc_reply {
     int64_t status;       /* OXL_RPC_* */
     char *message;        /* not OK: what happened (malloc'd) */
-    size_t len;
+    size_t len, cap;      /* cap: the bytes data has room for (the record is reused) */
     unsigned char data[]; /* OK: the result's bytes */
 } rpc_reply;
 
@@ -67,7 +69,7 @@ typedef struct rpc_running {
     uint64_t task;        /* the handler's task id */
     const oxl_service *svc;
     int64_t method;
-    size_t len;
+    size_t len, cap;      /* cap: the bytes req has room for (the record is reused) */
     unsigned char req[];  /* the request frame */
 } rpc_running;
 
@@ -75,12 +77,14 @@ typedef struct rpc_running {
 typedef struct rpc_answered {
     oxl_node_id from;
     uint64_t id;
-    unsigned char *frame;
-    size_t len;
+    unsigned char *frame; /* kept when the slot is reused: cap bytes */
+    size_t len, cap;
 } rpc_answered;
 
 typedef struct rpc_node {
     oxl_node *node;
+    oxl_world *world;     /* the run's, and node's World id: looked up once */
+    oxl_node_id id;
     const oxl_service *serves[OXL_RPC_MAX_SERVICES];
     size_t nserves;
     bool hooked;
@@ -118,6 +122,13 @@ typedef struct rpc_run {
     oxl_chan **free_chans;
     size_t nfree_chans, cap_free_chans;
     oxl_wire_buf scratch; /* a frame being written: sent (copied) before anything else runs */
+    oxl_world *world;
+    /* records given back, reused by the next call or request (a call
+     * allocates nothing in the steady state) */
+    rpc_reply *free_replies[RPC_FREE_RECORDS];
+    size_t nfree_replies;
+    rpc_running *free_running[RPC_FREE_RECORDS];
+    size_t nfree_running;
 } rpc_run;
 
 /* The run's rpc state. */
@@ -136,14 +147,19 @@ RPC_HIDDEN void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, con
                           const oxl_service *s, int64_t method);
 RPC_HIDDEN void *rpc_xrealloc(void *p, size_t n);
 RPC_HIDDEN char *rpc_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-RPC_HIDDEN void rpc_reply_free(rpc_reply *r);
+/* A reply record with room for len bytes (status OK, no message), and its
+ * return (message freed; NULL is fine). */
+RPC_HIDDEN rpc_reply *rpc_reply_take(rpc_run *r, size_t len);
+RPC_HIDDEN void rpc_reply_give(rpc_run *r, rpc_reply *rep);
 /* A channel for one call's answer, reused across calls. */
 RPC_HIDDEN oxl_chan *rpc_chan_take(rpc_run *r);
 RPC_HIDDEN void rpc_chan_give(rpc_run *r, oxl_chan *c);
 /* Writes a frame header. */
 RPC_HIDDEN void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id);
+/* A request record with room for len bytes of frame, zeroed but for cap. */
+RPC_HIDDEN rpc_running *rpc_running_take(rpc_run *r, size_t len);
 RPC_HIDDEN void rpc_running_add(rpc_node *rn, rpc_running *ru);
-RPC_HIDDEN void rpc_running_remove(rpc_node *rn, const rpc_running *ru); /* frees it */
+RPC_HIDDEN void rpc_running_remove(rpc_run *r, rpc_node *rn, const rpc_running *ru); /* gives it back */
 RPC_HIDDEN const char *rpc_node_name(const rpc_node *rn);
 
 /* ---- call.c: the calling side ---- */

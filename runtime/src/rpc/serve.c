@@ -115,11 +115,17 @@ static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire
     if (rn->nanswered == OXL_RPC_DEDUP) { /* the oldest goes */
         rn->answered_index[index_find(rn, a->from, a->id)] = RPC_DEDUP_GONE;
         rn->answered_gone++;
-        free(a->frame);
     } else {
         rn->nanswered++;
     }
-    *a = (rpc_answered){from, id, rpc_xrealloc(NULL, frame->len), frame->len};
+    if (a->cap < frame->len) { /* the slot's buffer is reused when it has room */
+        a->cap = frame->len < 64 ? 64 : frame->len;
+        free(a->frame);
+        a->frame = rpc_xrealloc(NULL, a->cap);
+    }
+    a->from = from;
+    a->id = id;
+    a->len = frame->len;
     memcpy(a->frame, frame->data, frame->len);
     if (rn->answered_gone > OXL_RPC_DEDUP / 2) index_rebuild(rn);
     index_put(rn, slot);
@@ -144,13 +150,13 @@ static void *handler_task(void *arg) {
     for (int64_t i = 0; i < m->nparams; i++) {
         if (!oxl_wire_decode(&p, end, m->params[i], &args[i], err, sizeof err)) {
             rpc_trace(rn, ru->from, ru->id, "malformed request dropped", s, ru->method);
-            rpc_running_remove(rn, ru);
+            rpc_running_remove(r, rn, ru);
             return NULL;
         }
     }
     if (p != end) {
         rpc_trace(rn, ru->from, ru->id, "malformed request dropped", s, ru->method);
-        rpc_running_remove(rn, ru);
+        rpc_running_remove(r, rn, ru);
         return NULL;
     }
     oxl_word result = m->entry(args);
@@ -165,13 +171,12 @@ static void *handler_task(void *arg) {
     rpc_trace(rn, ru->from, ru->id, "reply", s, ru->method);
     oxl_ctx_send(rpc_ctx(rn), ru->from, frame->data, frame->len);
     remember(rn, ru->from, ru->id, frame);
-    rpc_running_remove(rn, ru);
+    rpc_running_remove(r, rn, ru);
     return NULL;
 }
 
 void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *frame,
                       size_t len, const unsigned char *p, const unsigned char *end) {
-    (void)r;
     uint64_t svc_id, method;
     const oxl_service *s;
     if (!rpc_get_uvarint(&p, end, &svc_id) || !rpc_get_uvarint(&p, end, &method) ||
@@ -190,8 +195,12 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
         rpc_trace(rn, from, id, "request dropped: too many handlers running", s, (int64_t)method);
         return;
     }
-    rpc_running *ru = rpc_xrealloc(NULL, sizeof *ru + len);
-    *ru = (rpc_running){.from = from, .id = id, .svc = s, .method = (int64_t)method, .len = len};
+    rpc_running *ru = rpc_running_take(r, len);
+    ru->from = from;
+    ru->id = id;
+    ru->svc = s;
+    ru->method = (int64_t)method;
+    ru->len = len;
     memcpy(ru->req, frame, len);
     const oxl_rpc_method *m = &s->methods[method];
     oxl_task *t = oxl_spawn_on_node_at(rn->node, handler_task, ru, m->file, (int)m->line);
@@ -229,13 +238,17 @@ void rpc_call_local(rpc_node *rn, const oxl_service *s, int64_t method, const ox
     const oxl_rpc_method *m = &s->methods[method];
     oxl_word *copy = oxl_alloc((size_t)(m->nparams ? m->nparams : 1) * sizeof *copy);
     for (int64_t i = 0; i < m->nparams; i++) copy[i] = copy_value(m->params[i], args[i], "an argument", s, m, file, line);
-    rpc_running *ru = rpc_xrealloc(NULL, sizeof *ru);
+    rpc_run *r = rpc_run_get();
+    rpc_running *ru = rpc_running_take(r, 0);
     oxl_node_id self = rn->node ? oxl_node_world_id(rn->node) : OXL_NO_NODE;
-    *ru = (rpc_running){.from = self, .id = 0, .task = oxl_task_id(oxl_task_self()), .svc = s, .method = method};
+    ru->from = self;
+    ru->task = oxl_task_id(oxl_task_self());
+    ru->svc = s;
+    ru->method = method;
     rpc_running_add(rn, ru);
     rpc_trace(rn, self, 0, "local call", s, method);
     oxl_word result = m->entry(copy);
-    rpc_running_remove(rn, ru);
+    rpc_running_remove(r, rn, ru);
     *out = copy_value(m->result, result, "its result", s, m, file, line);
 }
 

@@ -26,7 +26,7 @@ void oxl_wire_buf_free(oxl_wire_buf *b) {
 }
 
 /* False when the buffer would pass the frame limit. */
-static bool buf_room(oxl_wire_buf *b, size_t n) {
+static bool buf_grow(oxl_wire_buf *b, size_t n) {
     if (n > OXL_RPC_MAX_FRAME || b->len > OXL_RPC_MAX_FRAME - n) return false;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
@@ -42,6 +42,13 @@ static bool buf_room(oxl_wire_buf *b, size_t n) {
     return true;
 }
 
+/* The common case inline: room already there (cap never passes what
+ * buf_grow allows beyond the frame limit, so the limit is checked there). */
+static inline bool buf_room(oxl_wire_buf *b, size_t n) {
+    if (__builtin_expect(n <= b->cap - b->len && b->len + n <= OXL_RPC_MAX_FRAME, 1)) return true;
+    return buf_grow(b, n);
+}
+
 bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n) {
     if (!buf_room(b, n)) return false;
     if (n) memcpy(b->data + b->len, p, n);
@@ -49,15 +56,21 @@ bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n) {
     return true;
 }
 
-bool rpc_put_u8(oxl_wire_buf *b, uint8_t v) { return rpc_put_bytes(b, &v, 1); }
+bool rpc_put_u8(oxl_wire_buf *b, uint8_t v) {
+    if (!buf_room(b, 1)) return false;
+    b->data[b->len++] = v;
+    return true;
+}
 
 bool rpc_put_u64(oxl_wire_buf *b, uint64_t v) {
-    unsigned char le[8];
-    for (int i = 0; i < 8; i++) le[i] = (unsigned char)(v >> (8 * i));
-    return rpc_put_bytes(b, le, 8);
+    if (!buf_room(b, 8)) return false;
+    for (int i = 0; i < 8; i++) b->data[b->len + (size_t)i] = (unsigned char)(v >> (8 * i));
+    b->len += 8;
+    return true;
 }
 
 bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v) {
+    if (v < 0x80) return rpc_put_u8(b, (uint8_t)v);
     unsigned char tmp[10];
     size_t n = 0;
     do {
