@@ -55,8 +55,10 @@ static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, r
         rpc_reply_give(r, rep);
         return;
     }
-    rpc_trace(rn, server, id, rep->status == OXL_RPC_OK ? "answer" : rep->status == OXL_RPC_PANIC ? "panicked" : "crashed",
-              s, method);
+    if (rep->status == OXL_RPC_OK)
+        rpc_trace_hot(rn, server, id, RPC_HOT_ANSWER, s, method);
+    else
+        rpc_trace(rn, server, id, rep->status == OXL_RPC_PANIC ? "panicked" : "crashed", s, method);
 }
 
 void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
@@ -138,7 +140,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     rpc_put_uvarint(frame, (uint64_t)method);
     for (int64_t i = 0; i < m->nparams; i++) {
         char err[256];
-        if (!oxl_wire_encode(frame, m->params[i], args[i], err, sizeof err))
+        if (!rpc_encode(frame, m->params[i], args[i], err, sizeof err))
             oxl_panic_at(file, line, "%s.%s: argument %lld cannot be sent: %s", s->name, m->name, (long long)i + 1, err);
     }
     if (me->npending == me->cap_pending) {
@@ -148,7 +150,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_chan *chan = rpc_chan_take(r);
     oxl_node_id to = oxl_node_world_id(target->node);
     me->pending[me->npending++] = (rpc_pending){id, chan, to};
-    rpc_trace(me, to, id, "call", s, method);
+    rpc_trace_hot(me, to, id, RPC_HOT_CALL, s, method);
     oxl_ctx_send(c, to, frame->data, frame->len);
 
     oxl_time_ns until = oxl_world_now(r->world) + deadline;
@@ -183,7 +185,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
         }
         const unsigned char *p = rep->data;
         char err[256];
-        bool ok = oxl_wire_decode(&p, rep->data + rep->len, m->result, out, err, sizeof err) &&
+        bool ok = rpc_decode(&p, rep->data + rep->len, m->result, out, err, sizeof err) &&
                   p == rep->data + rep->len;
         rpc_reply_give(r, rep);
         if (ok) {

@@ -128,6 +128,7 @@ rpc_node *rpc_node_of(rpc_run *r, oxl_node *n) {
     rpc_node *rn = &r->nodes[id];
     if (!rn->hooked) {
         rn->node = n;
+        rn->run = r;
         rn->world = r->world;
         rn->id = id;
         rn->hooked = true;
@@ -202,12 +203,28 @@ void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *wh
     if (!rn->node) return; /* the process node is not in the World */
     uint32_t label;
     if (s) {
-        label = label_of(rpc_run_get(), what, s, method);
+        label = label_of(rn->run, what, s, method);
     } else {
         char text[256];
         label = oxl_world_label(rn->world, rpc_label(text, sizeof text, what, s, method));
     }
     oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, label);
+}
+
+void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
+                   int64_t method) {
+    static const char *const text[RPC_HOT_N] = {"call", "serve", "reply", "answer"};
+    if (!rn->node) return;
+    rpc_run *r = rn->run;
+    uint64_t h = ((uint64_t)(uintptr_t)s >> 4 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
+    rpc_hot_labels *e = &r->hot[h >> 58 & (RPC_HOT_SLOTS - 1)];
+    if (e->svc != s || e->method != method) {
+        e->svc = s;
+        e->method = method;
+        for (int i = 0; i < RPC_HOT_N; i++) e->label[i] = RPC_NO_LABEL;
+    }
+    if (e->label[hot] == RPC_NO_LABEL) e->label[hot] = label_of(r, text[hot], s, method);
+    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, e->label[hot]);
 }
 
 oxl_chan *rpc_chan_take(rpc_run *r) {
@@ -264,13 +281,12 @@ static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t l
     rpc_run *r = rpc_run_get();
     rpc_node *rn = rpc_node_of(r, n);
     const unsigned char *p = data, *end = p + len;
-    uint8_t version, kind;
-    uint64_t id;
-    if (len < RPC_HEADER_LEN || memcmp(p, "OXR", 3) != 0) return malformed(rn, from, 0, "not an rpc frame");
-    p += 3;
-    rpc_get_u8(&p, end, &version);
-    rpc_get_u8(&p, end, &kind);
-    rpc_get_u64(&p, end, &id);
+    if (len < RPC_HEADER_LEN || p[0] != 'O' || p[1] != 'X' || p[2] != 'R')
+        return malformed(rn, from, 0, "not an rpc frame");
+    uint8_t version = p[3], kind = p[4];
+    uint64_t id = 0;
+    for (int i = 0; i < 8; i++) id |= (uint64_t)p[5 + i] << (8 * i);
+    p += RPC_HEADER_LEN;
     if (version != OXL_WIRE_VERSION) return malformed(rn, from, id, "another wire version");
     if (kind == RPC_REQ) return rpc_take_request(r, rn, from, id, data, len, p, end);
     if (kind != RPC_REP) return malformed(rn, from, id, "unknown frame kind");

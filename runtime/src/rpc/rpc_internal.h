@@ -14,6 +14,8 @@
 
 #include "oxl_rpc.h"
 
+#include <string.h>
+
 #if defined(__GNUC__)
 #define RPC_HIDDEN __attribute__((visibility("hidden")))
 #else
@@ -35,14 +37,82 @@ enum {
 #define RPC_FREE_RECORDS 16     /* replies and request records kept for reuse */
 #define RPC_KEEP_BYTES 4096     /* a record bigger than this is freed, not kept */
 
-/* ---- wire.c: bytes ---- */
-RPC_HIDDEN bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n);
-RPC_HIDDEN bool rpc_put_u8(oxl_wire_buf *b, uint8_t v);
-RPC_HIDDEN bool rpc_put_u64(oxl_wire_buf *b, uint64_t v);
-RPC_HIDDEN bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v);
-RPC_HIDDEN bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v);
-RPC_HIDDEN bool rpc_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v);
-RPC_HIDDEN bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v);
+/* ---- wire.c: bytes ----
+ * Every frame passes through these several times a call: the common case
+ * (room in the buffer, a one-byte varint) is inline, the rest in wire.c.
+ * A put is false when the buffer would pass OXL_RPC_MAX_FRAME; a get is
+ * false on truncated or malformed bytes. */
+RPC_HIDDEN bool rpc_buf_grow(oxl_wire_buf *b, size_t n);
+RPC_HIDDEN bool rpc_put_uvarint_long(oxl_wire_buf *b, uint64_t v);
+/* At most 10 bytes, no overlong forms: each value has one encoding. */
+RPC_HIDDEN bool rpc_get_uvarint_long(const unsigned char **p, const unsigned char *end, uint64_t *v);
+
+static inline bool rpc_buf_room(oxl_wire_buf *b, size_t n) {
+    return __builtin_expect(n <= b->cap - b->len && b->len + n <= OXL_RPC_MAX_FRAME, 1) || rpc_buf_grow(b, n);
+}
+static inline bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n) {
+    if (!rpc_buf_room(b, n)) return false;
+    if (n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return true;
+}
+static inline bool rpc_put_u8(oxl_wire_buf *b, uint8_t v) {
+    if (!rpc_buf_room(b, 1)) return false;
+    b->data[b->len++] = v;
+    return true;
+}
+static inline bool rpc_put_u64(oxl_wire_buf *b, uint64_t v) {
+    if (!rpc_buf_room(b, 8)) return false;
+    for (int i = 0; i < 8; i++) b->data[b->len + (size_t)i] = (unsigned char)(v >> (8 * i));
+    b->len += 8;
+    return true;
+}
+static inline bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v) {
+    return v < 0x80 ? rpc_put_u8(b, (uint8_t)v) : rpc_put_uvarint_long(b, v);
+}
+static inline bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v) {
+    if (*p >= end) return false;
+    *v = *(*p)++;
+    return true;
+}
+static inline bool rpc_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v) {
+    if (end - *p < 8) return false;
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) x |= (uint64_t)(*p)[i] << (8 * i);
+    *p += 8;
+    *v = x;
+    return true;
+}
+static inline bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v) {
+    if (*p < end && **p < 0x80) { /* one byte: its own value, 0 included */
+        *v = *(*p)++;
+        return true;
+    }
+    return rpc_get_uvarint_long(p, end, v);
+}
+
+/* A value as an argument or result: scalars (Int, Duration, Instant: a
+ * zigzag varint) inline, the rest, and every error, by wire.c. */
+static inline bool rpc_encode(oxl_wire_buf *b, const oxl_type_desc *t, oxl_word v, char *err, size_t errcap) {
+    if (t->kind == OXL_TD_INT || t->kind == OXL_TD_DURATION || t->kind == OXL_TD_INSTANT) {
+        int64_t x = (int64_t)v;
+        if (rpc_put_uvarint(b, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63))) return true;
+    }
+    return oxl_wire_encode(b, t, v, err, errcap);
+}
+static inline bool rpc_decode(const unsigned char **p, const unsigned char *end, const oxl_type_desc *t, oxl_word *out,
+                              char *err, size_t errcap) {
+    if (t->kind == OXL_TD_INT || t->kind == OXL_TD_DURATION || t->kind == OXL_TD_INSTANT) {
+        const unsigned char *at = *p;
+        uint64_t u;
+        if (rpc_get_uvarint(p, end, &u)) {
+            *out = (oxl_word)((int64_t)(u >> 1) ^ -(int64_t)(u & 1));
+            return true;
+        }
+        *p = at; /* wire.c says what is wrong */
+    }
+    return oxl_wire_decode(p, end, t, out, err, errcap);
+}
 
 /* ---- mailbox.c: per-node tables and the frames that reach a node ---- */
 
@@ -83,7 +153,8 @@ typedef struct rpc_answered {
 
 typedef struct rpc_node {
     oxl_node *node;
-    oxl_world *world;     /* the run's, and node's World id: looked up once */
+    struct rpc_run *run;  /* the run, its World and the node's World id: looked up once */
+    oxl_world *world;
     oxl_node_id id;
     const oxl_service *serves[OXL_RPC_MAX_SERVICES];
     size_t nserves;
@@ -112,6 +183,16 @@ typedef struct rpc_label {
     uint32_t label;
 } rpc_label_entry;
 
+/* The labels of the four events every call has, by rpc: no lookup by text. */
+enum { RPC_HOT_CALL, RPC_HOT_SERVE, RPC_HOT_REPLY, RPC_HOT_ANSWER, RPC_HOT_N };
+#define RPC_HOT_SLOTS 64 /* a power of two: rpcs whose labels are at hand */
+#define RPC_NO_LABEL UINT32_MAX
+typedef struct rpc_hot_labels {
+    const oxl_service *svc;
+    int64_t method;
+    uint32_t label[RPC_HOT_N];
+} rpc_hot_labels;
+
 typedef struct rpc_run {
     rpc_label_entry *labels; /* open addressing, a power of two */
     size_t nlabels, cap_labels;
@@ -123,6 +204,7 @@ typedef struct rpc_run {
     size_t nfree_chans, cap_free_chans;
     oxl_wire_buf scratch; /* a frame being written: sent (copied) before anything else runs */
     oxl_world *world;
+    rpc_hot_labels hot[RPC_HOT_SLOTS];
     /* records given back, reused by the next call or request (a call
      * allocates nothing in the steady state) */
     rpc_reply *free_replies[RPC_FREE_RECORDS];
@@ -145,6 +227,10 @@ RPC_HIDDEN const char *rpc_label(char *buf, size_t cap, const char *what, const 
  * NULL any text (interned each time). */
 RPC_HIDDEN void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *what,
                           const oxl_service *s, int64_t method);
+/* The same event as rpc_trace with what "call", "serve", "reply" or
+ * "answer" (RPC_HOT_*), its label found without a lookup. */
+RPC_HIDDEN void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
+                              int64_t method);
 RPC_HIDDEN void *rpc_xrealloc(void *p, size_t n);
 RPC_HIDDEN char *rpc_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A reply record with room for len bytes (status OK, no message), and its

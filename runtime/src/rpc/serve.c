@@ -148,7 +148,7 @@ static void *handler_task(void *arg) {
     rpc_get_uvarint(&p, end, &skip);
     char err[256];
     for (int64_t i = 0; i < m->nparams; i++) {
-        if (!oxl_wire_decode(&p, end, m->params[i], &args[i], err, sizeof err)) {
+        if (!rpc_decode(&p, end, m->params[i], &args[i], err, sizeof err)) {
             rpc_trace(rn, ru->from, ru->id, "malformed request dropped", s, ru->method);
             rpc_running_remove(r, rn, ru);
             return NULL;
@@ -166,9 +166,9 @@ static void *handler_task(void *arg) {
     rpc_put_u8(frame, 0);
     rpc_put_uvarint(frame, (uint64_t)s->id);
     rpc_put_uvarint(frame, (uint64_t)ru->method);
-    if (!oxl_wire_encode(frame, m->result, result, err, sizeof err))
+    if (!rpc_encode(frame, m->result, result, err, sizeof err))
         oxl_panic_at(m->file, (int)m->line, "%s.%s: its result cannot be sent: %s", s->name, m->name, err);
-    rpc_trace(rn, ru->from, ru->id, "reply", s, ru->method);
+    rpc_trace_hot(rn, ru->from, ru->id, RPC_HOT_REPLY, s, ru->method);
     oxl_ctx_send(rpc_ctx(rn), ru->from, frame->data, frame->len);
     remember(rn, ru->from, ru->id, frame);
     rpc_running_remove(r, rn, ru);
@@ -210,7 +210,7 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
     }
     ru->task = oxl_task_id(t);
     rpc_running_add(rn, ru);
-    rpc_trace(rn, from, id, "serve", s, (int64_t)method);
+    rpc_trace_hot(rn, from, id, RPC_HOT_SERVE, s, (int64_t)method);
 }
 
 /* ---- calls the node serves itself ---- */
