@@ -113,7 +113,7 @@ typedef struct call_note {
     const oxl_service *s;
     const oxl_rpc_method *m;
     uint64_t id;
-    const rpc_node *target;
+    const oxl_node *target; /* not its rpc_node: the table may grow while the call waits */
     oxl_time_ns until;
 } call_note;
 
@@ -121,7 +121,7 @@ static void print_call_note(const void *arg, char *buf, size_t cap) {
     const call_note *n = arg;
     snprintf(buf, cap, "awaiting the answer of %s.%s #%llu.%llu from %s until %lld.%09llds", n->s->name, n->m->name,
              (unsigned long long)(n->id >> RPC_ID_COUNT_BITS),
-             (unsigned long long)(n->id & ((UINT64_C(1) << RPC_ID_COUNT_BITS) - 1)), rpc_node_name(n->target),
+             (unsigned long long)(n->id & ((UINT64_C(1) << RPC_ID_COUNT_BITS) - 1)), oxl_node_name(n->target),
              (long long)(n->until / OXL_SEC), (long long)(n->until % OXL_SEC));
 }
 
@@ -156,7 +156,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_time_ns until = oxl_world_now(r->world) + deadline;
     /* what this task waits for, should the run fail meanwhile: written
      * only then */
-    call_note note = {s, m, id, target, until};
+    call_note note = {s, m, id, target->node, until};
     oxl_task_wait_note_fn(print_call_note, &note);
     for (;;) {
         rpc_reply *rep = NULL;
@@ -164,11 +164,12 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
         oxl_select_case sc = {chan, false, &rep};
         oxl_time_ns left = until - oxl_world_now(r->world);
         size_t got = oxl_select_at(&sc, 1, left > 0 ? left : 0, &st, file, line);
+        me = rpc_node_of(r, oxl_node_current()); /* the node table may have grown meanwhile */
         if (got == 1) { /* the deadline */
             pending_remove(me, id);
             rpc_chan_give(r, chan);
             rpc_trace(me, to, id, "deadline", s, method);
-            char *msg = rpc_strf("no answer from %s within %s (%s.%s)", rpc_node_name(target),
+            char *msg = rpc_strf("no answer from %s within %s (%s.%s)", oxl_node_name(note.target),
                                  oxl_str_cstr(oxl_dur_to_str(deadline)), s->name, m->name);
             int64_t status = fail_with(out, OXL_RPC_DEADLINE, msg);
             free(msg);

@@ -132,7 +132,7 @@ rpc_node *rpc_node_of(rpc_run *r, oxl_node *n) {
         rn->world = r->world;
         rn->id = id;
         rn->hooked = true;
-        oxl_node_hooks h = {on_message, on_crash, NULL};
+        oxl_node_hooks h = {on_message, on_crash, r}; /* the run: no lookup per frame */
         oxl_node_set_hooks(n, &h);
     }
     return rn;
@@ -245,9 +245,15 @@ void rpc_chan_give(rpc_run *r, oxl_chan *c) {
 }
 
 void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
-    unsigned char h[RPC_HEADER_LEN] = {'O', 'X', 'R', OXL_WIRE_VERSION, (unsigned char)kind};
+    if (!rpc_buf_room(b, RPC_HEADER_LEN)) return; /* 13 bytes fit any frame */
+    unsigned char *h = b->data + b->len;
+    h[0] = 'O';
+    h[1] = 'X';
+    h[2] = 'R';
+    h[3] = OXL_WIRE_VERSION;
+    h[4] = (unsigned char)kind;
     for (int i = 0; i < 8; i++) h[5 + i] = (unsigned char)(id >> (8 * i));
-    rpc_put_bytes(b, h, sizeof h); /* one write: 13 bytes fit any frame */
+    b->len += RPC_HEADER_LEN;
 }
 
 void rpc_running_add(rpc_node *rn, rpc_running *ru) {
@@ -277,8 +283,7 @@ static void malformed(rpc_node *rn, oxl_node_id from, uint64_t id, const char *w
 }
 
 static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg) {
-    (void)arg;
-    rpc_run *r = rpc_run_get();
+    rpc_run *r = arg;
     rpc_node *rn = rpc_node_of(r, n);
     const unsigned char *p = data, *end = p + len;
     if (len < RPC_HEADER_LEN || p[0] != 'O' || p[1] != 'X' || p[2] != 'R')

@@ -134,6 +134,8 @@ typedef struct rpc_pending {
 /* A request this node's handler runs (or a local call, id 0, on the
  * caller's own task). */
 typedef struct rpc_running {
+    struct rpc_run *run;  /* a request's: the run and the serving node's World id */
+    oxl_node_id node;
     oxl_node_id from;
     uint64_t id;
     uint64_t task;        /* the handler's task id */

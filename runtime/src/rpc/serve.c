@@ -137,8 +137,8 @@ static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire
 static void *handler_task(void *arg) {
     rpc_running *ru = arg;
     oxl_task_detach(oxl_task_self());
-    rpc_run *r = rpc_run_get();
-    rpc_node *rn = rpc_node_of(r, oxl_node_current());
+    rpc_run *r = ru->run;
+    rpc_node *rn = &r->nodes[ru->node]; /* not kept across the entry: the table may grow */
     const oxl_service *s = ru->svc;
     const oxl_rpc_method *m = &s->methods[ru->method];
     oxl_word args[RPC_MAX_PARAMS]; /* on the task's stack, which the collector scans */
@@ -160,6 +160,7 @@ static void *handler_task(void *arg) {
         return NULL;
     }
     oxl_word result = m->entry(args);
+    rn = &r->nodes[ru->node];
     oxl_wire_buf *frame = &r->scratch; /* the handler may have switched tasks: written now, sent now */
     frame->len = 0;
     rpc_put_header(frame, RPC_REP, ru->id);
@@ -196,6 +197,8 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
         return;
     }
     rpc_running *ru = rpc_running_take(r, len);
+    ru->run = r;
+    ru->node = rn->id;
     ru->from = from;
     ru->id = id;
     ru->svc = s;

@@ -43,14 +43,14 @@ bool rpc_buf_grow(oxl_wire_buf *b, size_t n) {
 }
 
 bool rpc_put_uvarint_long(oxl_wire_buf *b, uint64_t v) {
-    unsigned char tmp[10];
-    size_t n = 0;
-    do {
-        unsigned char byte = v & 0x7f;
-        v >>= 7;
-        tmp[n++] = byte | (v ? 0x80 : 0);
-    } while (v);
-    return rpc_put_bytes(b, tmp, n);
+    size_t n = 1;
+    for (uint64_t x = v >> 7; x; x >>= 7) n++;
+    if (!rpc_buf_room(b, n)) return false;
+    unsigned char *d = b->data + b->len;
+    for (; v >= 0x80; v >>= 7) *d++ = (unsigned char)(v | 0x80);
+    *d = (unsigned char)v;
+    b->len += n;
+    return true;
 }
 
 static bool put_svarint(oxl_wire_buf *b, int64_t v) {

@@ -497,6 +497,16 @@ static void task_entry(void *arg) {
     oxl_sched *s = tls_sched;
     task_end(s, t, TASK_DONE);
     sched_fiber *f = t->fiber;
+    if (s->nready == 0 && !s->stopping) {
+        /* Nobody ready: drive the World from here, as a blocked task does
+         * (switch_away), so that the task it wakes is switched to at once,
+         * not by way of the main fiber. The same steps in the same order.
+         * The fiber is not in the pool yet: a spawn meanwhile cannot take
+         * it. */
+        s->driving = f;
+        sched_drive_world(s);
+        s->driving = NULL;
+    }
     t->fiber = NULL;
     pool_put(s, f); /* safe: nobody takes it before we have switched off it */
     if (t->detached && !t->njoining) task_free_record(s, t);
