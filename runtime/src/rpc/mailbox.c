@@ -319,7 +319,6 @@ static void drop_tables(rpc_run *r, rpc_node *rn) {
     }
     rn->nanswered = rn->answered_next = 0;
     memset(rn->answered_index, 0, sizeof rn->answered_index);
-    rn->answered_gone = 0;
     rn->calls = 0;
 }
 

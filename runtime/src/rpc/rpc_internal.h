@@ -169,12 +169,11 @@ typedef struct rpc_node {
     size_t nrunning, cap_running;
     rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
     size_t nanswered, answered_next;
-    /* (from, id) -> answered slot + 1; RPC_DEDUP_GONE marks a removed one */
+    /* (from, id) -> answered slot + 1 (0: empty), linear probing; a removal
+     * shifts the entries after it back, so no tombstones pile up */
     uint16_t answered_index[2 * OXL_RPC_DEDUP];
-    size_t answered_gone;
 } rpc_node;
-#define RPC_DEDUP_GONE UINT16_MAX
-_Static_assert(2 * OXL_RPC_DEDUP < RPC_DEDUP_GONE, "answered slots fit the index");
+_Static_assert(OXL_RPC_DEDUP < UINT16_MAX, "answered slots fit the index");
 
 /* A trace label, interned once per (what, service, method): `what` is a
  * string literal, its address a key for lookup only. */

@@ -86,22 +86,26 @@ static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
     for (size_t i = index_start(from, id);; i = (i + 1) & (INDEX_CAP - 1)) {
         uint16_t v = rn->answered_index[i];
         if (v == 0) return i;
-        if (v != RPC_DEDUP_GONE && rn->answered[v - 1].from == from && rn->answered[v - 1].id == id) return i;
+        if (rn->answered[v - 1].from == from && rn->answered[v - 1].id == id) return i;
     }
 }
 
-static void index_put(rpc_node *rn, size_t slot) {
-    const rpc_answered *a = &rn->answered[slot];
-    size_t i = index_start(a->from, a->id);
-    while (rn->answered_index[i] != 0 && rn->answered_index[i] != RPC_DEDUP_GONE) i = (i + 1) & (INDEX_CAP - 1);
-    if (rn->answered_index[i] == RPC_DEDUP_GONE) rn->answered_gone--;
-    rn->answered_index[i] = (uint16_t)(slot + 1);
-}
-
-static void index_rebuild(rpc_node *rn) {
-    memset(rn->answered_index, 0, sizeof rn->answered_index);
-    rn->answered_gone = 0;
-    for (size_t s = 0; s < rn->nanswered; s++) index_put(rn, s);
+/* Empties index position i: each entry after it in its run moves back
+ * into the hole unless its own start lies (cyclically) after the hole,
+ * so every entry stays reachable from its start. */
+static void index_remove(rpc_node *rn, size_t i) {
+    for (size_t j = i;;) {
+        j = (j + 1) & (INDEX_CAP - 1);
+        uint16_t v = rn->answered_index[j];
+        if (v == 0) break;
+        size_t k = index_start(rn->answered[v - 1].from, rn->answered[v - 1].id);
+        bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (!stays) {
+            rn->answered_index[i] = v;
+            i = j;
+        }
+    }
+    rn->answered_index[i] = 0;
 }
 
 static const rpc_answered *answered_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
@@ -112,12 +116,10 @@ static const rpc_answered *answered_find(const rpc_node *rn, oxl_node_id from, u
 static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
     size_t slot = rn->answered_next;
     rpc_answered *a = &rn->answered[slot];
-    if (rn->nanswered == OXL_RPC_DEDUP) { /* the oldest goes */
-        rn->answered_index[index_find(rn, a->from, a->id)] = RPC_DEDUP_GONE;
-        rn->answered_gone++;
-    } else {
+    if (rn->nanswered == OXL_RPC_DEDUP) /* the oldest goes */
+        index_remove(rn, index_find(rn, a->from, a->id));
+    else
         rn->nanswered++;
-    }
     if (a->cap < frame->len) { /* the slot's buffer is reused when it has room */
         a->cap = frame->len < 64 ? 64 : frame->len;
         free(a->frame);
@@ -127,8 +129,7 @@ static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire
     a->id = id;
     a->len = frame->len;
     memcpy(a->frame, frame->data, frame->len);
-    if (rn->answered_gone > OXL_RPC_DEDUP / 2) index_rebuild(rn);
-    index_put(rn, slot);
+    rn->answered_index[index_find(rn, from, id)] = (uint16_t)(slot + 1);
     rn->answered_next = (rn->answered_next + 1) % OXL_RPC_DEDUP;
 }
 
