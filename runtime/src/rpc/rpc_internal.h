@@ -169,11 +169,13 @@ typedef struct rpc_node {
     size_t nrunning, cap_running;
     rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
     size_t nanswered, answered_next;
-    /* (from, id) -> answered slot + 1 (0: empty), linear probing; a removal
-     * shifts the entries after it back, so no tombstones pile up */
-    uint16_t answered_index[2 * OXL_RPC_DEDUP];
+    /* (from, id) -> an entry (0: empty) of the answered slot + 1, the
+     * position its probe starts at, and 5 more bits of its hash: a probe
+     * and a removal read the ring only for a likely match. Linear probing;
+     * a removal shifts the entries after it back (no tombstones). */
+    uint32_t answered_index[2 * OXL_RPC_DEDUP];
 } rpc_node;
-_Static_assert(OXL_RPC_DEDUP < UINT16_MAX, "answered slots fit the index");
+_Static_assert(2 * OXL_RPC_DEDUP <= 2048, "an index entry has 16 bits for a slot and 11 for a position");
 
 /* A trace label, interned once per (what, service, method): `what` is a
  * string literal, its address a key for lookup only. */

@@ -74,19 +74,25 @@ static void answer_again(rpc_node *rn, const rpc_answered *a, const oxl_service 
 /* ---- the answered requests: a ring with a hash index on (from, id) ---- */
 
 #define INDEX_CAP (2 * OXL_RPC_DEDUP)
+#define IX_SLOT(e) ((e) & 0xffffu)      /* the slot + 1 */
+#define IX_HOME(e) ((e) >> 16 & 0x7ffu) /* where its probe starts */
+#define IX_TAG(e) ((e) >> 27)           /* 5 more bits of its hash */
 
-static size_t index_start(oxl_node_id from, uint64_t id) {
+/* The entry (from, id) would have, but for its slot. */
+static uint32_t index_key(oxl_node_id from, uint64_t id) {
     uint64_t h = (id ^ (uint64_t)(uint32_t)from << 48) * UINT64_C(0x9E3779B97F4A7C15);
-    return (size_t)(h >> 40) & (INDEX_CAP - 1);
+    return (uint32_t)((h >> 40) & (INDEX_CAP - 1)) << 16 | (uint32_t)(h >> 59) << 27;
 }
 
 /* The index position holding (from, id), or of the empty place where it
  * would go. */
-static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
-    for (size_t i = index_start(from, id);; i = (i + 1) & (INDEX_CAP - 1)) {
-        uint16_t v = rn->answered_index[i];
-        if (v == 0) return i;
-        if (rn->answered[v - 1].from == from && rn->answered[v - 1].id == id) return i;
+static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id, uint32_t key) {
+    for (size_t i = IX_HOME(key);; i = (i + 1) & (INDEX_CAP - 1)) {
+        uint32_t e = rn->answered_index[i];
+        if (e == 0) return i;
+        if ((e & 0xffff0000u) != key) continue;
+        const rpc_answered *a = &rn->answered[IX_SLOT(e) - 1];
+        if (a->from == from && a->id == id) return i;
     }
 }
 
@@ -96,28 +102,28 @@ static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
 static void index_remove(rpc_node *rn, size_t i) {
     for (size_t j = i;;) {
         j = (j + 1) & (INDEX_CAP - 1);
-        uint16_t v = rn->answered_index[j];
-        if (v == 0) break;
-        size_t k = index_start(rn->answered[v - 1].from, rn->answered[v - 1].id);
+        uint32_t e = rn->answered_index[j];
+        if (e == 0) break;
+        size_t k = IX_HOME(e);
         bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
         if (!stays) {
-            rn->answered_index[i] = v;
+            rn->answered_index[i] = e;
             i = j;
         }
     }
     rn->answered_index[i] = 0;
 }
 
-static const rpc_answered *answered_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
-    uint16_t v = rn->answered_index[index_find(rn, from, id)];
-    return v ? &rn->answered[v - 1] : NULL;
+static rpc_answered *answered_find(rpc_node *rn, oxl_node_id from, uint64_t id) {
+    uint32_t e = rn->answered_index[index_find(rn, from, id, index_key(from, id))];
+    return e ? &rn->answered[IX_SLOT(e) - 1] : NULL;
 }
 
 static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
     size_t slot = rn->answered_next;
     rpc_answered *a = &rn->answered[slot];
     if (rn->nanswered == OXL_RPC_DEDUP) /* the oldest goes */
-        index_remove(rn, index_find(rn, a->from, a->id));
+        index_remove(rn, index_find(rn, a->from, a->id, index_key(a->from, a->id)));
     else
         rn->nanswered++;
     if (a->cap < frame->len) { /* the slot's buffer is reused when it has room */
@@ -129,7 +135,8 @@ static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire
     a->id = id;
     a->len = frame->len;
     memcpy(a->frame, frame->data, frame->len);
-    rn->answered_index[index_find(rn, from, id)] = (uint16_t)(slot + 1);
+    uint32_t key = index_key(from, id);
+    rn->answered_index[index_find(rn, from, id, key)] = key | (uint32_t)(slot + 1);
     rn->answered_next = (rn->answered_next + 1) % OXL_RPC_DEDUP;
 }
 
@@ -191,7 +198,7 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
             rpc_trace(rn, from, id, "duplicate request dropped (its handler runs)", s, (int64_t)method);
             return;
         }
-    const rpc_answered *again = answered_find(rn, from, id);
+    rpc_answered *again = answered_find(rn, from, id);
     if (again) return answer_again(rn, again, s, (int64_t)method);
     if (rn->nrunning >= OXL_RPC_MAX_RUNNING) {
         rpc_trace(rn, from, id, "request dropped: too many handlers running", s, (int64_t)method);
