@@ -158,13 +158,14 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
      * only then */
     call_note note = {s, m, id, target->node, until};
     oxl_task_wait_note_fn(print_call_note, &note);
+    oxl_node_id me_id = me->id;
     for (;;) {
         rpc_reply *rep = NULL;
         oxl_chan_status st;
         oxl_select_case sc = {chan, false, &rep};
         oxl_time_ns left = until - oxl_world_now(r->world);
         size_t got = oxl_select_at(&sc, 1, left > 0 ? left : 0, &st, file, line);
-        me = rpc_node_of(r, oxl_node_current()); /* the node table may have grown meanwhile */
+        if (me != &r->process) me = &r->nodes[me_id]; /* the node table may have grown meanwhile */
         if (got == 1) { /* the deadline */
             pending_remove(me, id);
             rpc_chan_give(r, chan);
