@@ -47,37 +47,35 @@ static void pending_remove(rpc_node *rn, uint64_t id) {
 
 /* Hands a reply to the waiting call, or drops it when there is none (a
  * late answer, one to a dead incarnation, a duplicate). */
-static void deliver(rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
+static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
                     int64_t method) {
     rpc_pending *p = pending_find(rn, id, NULL);
     if (!p || !oxl_chan_offer(p->chan, &rep)) {
         rpc_trace(rn, server, id, p ? "duplicate answer dropped" : "late answer dropped", s, method);
-        rpc_reply_free(rep);
+        rpc_reply_give(r, rep);
         return;
     }
-    rpc_trace(rn, server, id, rep->status == OXL_RPC_OK ? "answer" : rep->status == OXL_RPC_PANIC ? "panicked" : "crashed",
-              s, method);
+    if (rep->status == OXL_RPC_OK)
+        rpc_trace_hot(rn, server, id, RPC_HOT_ANSWER, s, method);
+    else
+        rpc_trace(rn, server, id, rep->status == OXL_RPC_PANIC ? "panicked" : "crashed", s, method);
 }
 
 void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
                      const unsigned char *end, const oxl_service *s, int64_t method) {
-    (void)r;
     size_t len = (size_t)(end - p);
-    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep + len);
-    rep->status = OXL_RPC_OK;
-    rep->message = NULL;
-    rep->len = len;
+    rpc_reply *rep = rpc_reply_take(r, len);
     if (len) memcpy(rep->data, p, len);
-    deliver(rn, id, from, rep, s, method);
+    deliver(r, rn, id, from, rep, s, method);
 }
 
 void rpc_fail_call(rpc_node *caller, uint64_t id, oxl_node_id server, int64_t status, char *message,
                    const oxl_service *s, int64_t method) {
-    rpc_reply *rep = rpc_xrealloc(NULL, sizeof *rep);
+    rpc_run *r = rpc_run_get();
+    rpc_reply *rep = rpc_reply_take(r, 0);
     rep->status = status;
     rep->message = message;
-    rep->len = 0;
-    deliver(caller, id, server, rep, s, method);
+    deliver(r, caller, id, server, rep, s, method);
 }
 
 /* ---- choosing the node ---- */
@@ -96,7 +94,7 @@ static char *servers_text(rpc_run *r, const oxl_service *s) {
 
 /* A live node serving s, or NULL. */
 static rpc_node *choose(rpc_run *r, const oxl_service *s) {
-    oxl_world *w = oxl_sched_world();
+    oxl_world *w = r->world;
     size_t live = 0;
     for (size_t i = 0; i < r->nnodes; i++)
         if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i)) live++;
@@ -115,7 +113,7 @@ typedef struct call_note {
     const oxl_service *s;
     const oxl_rpc_method *m;
     uint64_t id;
-    const rpc_node *target;
+    const oxl_node *target; /* not its rpc_node: the table may grow while the call waits */
     oxl_time_ns until;
 } call_note;
 
@@ -123,7 +121,7 @@ static void print_call_note(const void *arg, char *buf, size_t cap) {
     const call_note *n = arg;
     snprintf(buf, cap, "awaiting the answer of %s.%s #%llu.%llu from %s until %lld.%09llds", n->s->name, n->m->name,
              (unsigned long long)(n->id >> RPC_ID_COUNT_BITS),
-             (unsigned long long)(n->id & ((UINT64_C(1) << RPC_ID_COUNT_BITS) - 1)), rpc_node_name(n->target),
+             (unsigned long long)(n->id & ((UINT64_C(1) << RPC_ID_COUNT_BITS) - 1)), oxl_node_name(n->target),
              (long long)(n->until / OXL_SEC), (long long)(n->until % OXL_SEC));
 }
 
@@ -142,7 +140,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     rpc_put_uvarint(frame, (uint64_t)method);
     for (int64_t i = 0; i < m->nparams; i++) {
         char err[256];
-        if (!oxl_wire_encode(frame, m->params[i], args[i], err, sizeof err))
+        if (!rpc_encode(frame, m->params[i], args[i], err, sizeof err))
             oxl_panic_at(file, line, "%s.%s: argument %lld cannot be sent: %s", s->name, m->name, (long long)i + 1, err);
     }
     if (me->npending == me->cap_pending) {
@@ -152,25 +150,27 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_chan *chan = rpc_chan_take(r);
     oxl_node_id to = oxl_node_world_id(target->node);
     me->pending[me->npending++] = (rpc_pending){id, chan, to};
-    rpc_trace(me, to, id, "call", s, method);
+    rpc_trace_hot(me, to, id, RPC_HOT_CALL, s, method);
     oxl_ctx_send(c, to, frame->data, frame->len);
 
-    oxl_time_ns until = oxl_world_now(oxl_sched_world()) + deadline;
+    oxl_time_ns until = oxl_world_now(r->world) + deadline;
     /* what this task waits for, should the run fail meanwhile: written
      * only then */
-    call_note note = {s, m, id, target, until};
+    call_note note = {s, m, id, target->node, until};
     oxl_task_wait_note_fn(print_call_note, &note);
+    oxl_node_id me_id = me->id;
     for (;;) {
         rpc_reply *rep = NULL;
         oxl_chan_status st;
         oxl_select_case sc = {chan, false, &rep};
-        oxl_time_ns left = until - oxl_world_now(oxl_sched_world());
+        oxl_time_ns left = until - oxl_world_now(r->world);
         size_t got = oxl_select_at(&sc, 1, left > 0 ? left : 0, &st, file, line);
+        if (me != &r->process) me = &r->nodes[me_id]; /* the node table may have grown meanwhile */
         if (got == 1) { /* the deadline */
             pending_remove(me, id);
             rpc_chan_give(r, chan);
             rpc_trace(me, to, id, "deadline", s, method);
-            char *msg = rpc_strf("no answer from %s within %s (%s.%s)", rpc_node_name(target),
+            char *msg = rpc_strf("no answer from %s within %s (%s.%s)", oxl_node_name(note.target),
                                  oxl_str_cstr(oxl_dur_to_str(deadline)), s->name, m->name);
             int64_t status = fail_with(out, OXL_RPC_DEADLINE, msg);
             free(msg);
@@ -181,15 +181,15 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
             pending_remove(me, id);
             rpc_chan_give(r, chan);
             int64_t status = fail_with(out, rep->status, rep->message);
-            rpc_reply_free(rep);
+            rpc_reply_give(r, rep);
             oxl_task_wait_note(NULL);
             return status;
         }
         const unsigned char *p = rep->data;
         char err[256];
-        bool ok = oxl_wire_decode(&p, rep->data + rep->len, m->result, out, err, sizeof err) &&
+        bool ok = rpc_decode(&p, rep->data + rep->len, m->result, out, err, sizeof err) &&
                   p == rep->data + rep->len;
-        rpc_reply_free(rep);
+        rpc_reply_give(r, rep);
         if (ok) {
             pending_remove(me, id);
             rpc_chan_give(r, chan);

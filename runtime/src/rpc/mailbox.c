@@ -33,10 +33,45 @@ char *rpc_strf(const char *fmt, ...) {
     return s;
 }
 
-void rpc_reply_free(rpc_reply *r) {
-    if (!r) return;
-    free(r->message);
-    free(r);
+rpc_reply *rpc_reply_take(rpc_run *r, size_t len) {
+    rpc_reply *rep = r->nfree_replies ? r->free_replies[--r->nfree_replies] : NULL;
+    if (!rep || rep->cap < len) {
+        size_t cap = len < 64 ? 64 : len;
+        rep = rpc_xrealloc(rep, sizeof *rep + cap);
+        rep->cap = cap;
+    }
+    rep->status = OXL_RPC_OK;
+    rep->message = NULL;
+    rep->len = len;
+    return rep;
+}
+
+void rpc_reply_give(rpc_run *r, rpc_reply *rep) {
+    if (!rep) return;
+    free(rep->message);
+    rep->message = NULL;
+    if (r->nfree_replies < RPC_FREE_RECORDS && rep->cap <= RPC_KEEP_BYTES)
+        r->free_replies[r->nfree_replies++] = rep;
+    else
+        free(rep);
+}
+
+rpc_running *rpc_running_take(rpc_run *r, size_t len) {
+    rpc_running *ru = r->nfree_running ? r->free_running[--r->nfree_running] : NULL;
+    size_t cap = ru ? ru->cap : 0;
+    if (!ru || cap < len) {
+        cap = len < 64 ? 64 : len;
+        ru = rpc_xrealloc(ru, sizeof *ru + cap);
+    }
+    *ru = (rpc_running){.cap = cap};
+    return ru;
+}
+
+static void running_give(rpc_run *r, rpc_running *ru) {
+    if (r->nfree_running < RPC_FREE_RECORDS && ru->cap <= RPC_KEEP_BYTES)
+        r->free_running[r->nfree_running++] = ru;
+    else
+        free(ru);
 }
 
 /* ---- the run ---- */
@@ -45,7 +80,8 @@ static void drop_tables(rpc_run *r, rpc_node *rn);
 
 static void run_init(void *obj) {
     rpc_run *r = obj;
-    oxl_rng_seed(&r->rng, oxl_world_seed(oxl_sched_world()), "rpc");
+    r->world = oxl_sched_world();
+    oxl_rng_seed(&r->rng, oxl_world_seed(r->world), "rpc");
 }
 
 static void run_fini(void *obj) {
@@ -58,6 +94,8 @@ static void run_fini(void *obj) {
     }
     free(r->nodes);
     free(r->labels);
+    for (size_t i = 0; i < r->nfree_replies; i++) free(r->free_replies[i]);
+    for (size_t i = 0; i < r->nfree_running; i++) free(r->free_running[i]);
     oxl_wire_buf_free(&r->scratch);
     free(r->free_chans); /* the channels themselves are the run's */
 }
@@ -90,8 +128,11 @@ rpc_node *rpc_node_of(rpc_run *r, oxl_node *n) {
     rpc_node *rn = &r->nodes[id];
     if (!rn->hooked) {
         rn->node = n;
+        rn->run = r;
+        rn->world = r->world;
+        rn->id = id;
         rn->hooked = true;
-        oxl_node_hooks h = {on_message, on_crash, NULL};
+        oxl_node_hooks h = {on_message, on_crash, r}; /* the run: no lookup per frame */
         oxl_node_set_hooks(n, &h);
     }
     return rn;
@@ -116,7 +157,7 @@ const oxl_service *rpc_served_by_id(const rpc_node *rn, uint64_t id) {
     return NULL;
 }
 
-oxl_ctx rpc_ctx(const rpc_node *rn) { return oxl_world_ctx(oxl_sched_world(), oxl_node_world_id(rn->node)); }
+oxl_ctx rpc_ctx(const rpc_node *rn) { return oxl_world_ctx(rn->world, rn->id); }
 
 const char *rpc_label(char *buf, size_t cap, const char *what, const oxl_service *s, int64_t method) {
     if (s && method >= 0 && method < s->nmethods)
@@ -135,8 +176,10 @@ static size_t label_slot(const rpc_label_entry *t, size_t cap, const char *what,
 }
 
 static uint32_t label_of(rpc_run *r, const char *what, const oxl_service *s, int64_t method) {
-    if (r->cap_labels && r->labels[label_slot(r->labels, r->cap_labels, what, s, method)].what)
-        return r->labels[label_slot(r->labels, r->cap_labels, what, s, method)].label;
+    if (r->cap_labels) {
+        const rpc_label_entry *e = &r->labels[label_slot(r->labels, r->cap_labels, what, s, method)];
+        if (e->what) return e->label;
+    }
     if ((r->nlabels + 1) * 2 > r->cap_labels) {
         size_t cap = r->cap_labels ? r->cap_labels * 2 : 64;
         rpc_label_entry *t = rpc_xrealloc(NULL, cap * sizeof *t);
@@ -149,7 +192,7 @@ static uint32_t label_of(rpc_run *r, const char *what, const oxl_service *s, int
         r->cap_labels = cap;
     }
     char text[256];
-    uint32_t label = oxl_world_label(oxl_sched_world(), rpc_label(text, sizeof text, what, s, method));
+    uint32_t label = oxl_world_label(r->world, rpc_label(text, sizeof text, what, s, method));
     r->labels[label_slot(r->labels, r->cap_labels, what, s, method)] = (rpc_label_entry){what, s, method, label};
     r->nlabels++;
     return label;
@@ -160,12 +203,28 @@ void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *wh
     if (!rn->node) return; /* the process node is not in the World */
     uint32_t label;
     if (s) {
-        label = label_of(rpc_run_get(), what, s, method);
+        label = label_of(rn->run, what, s, method);
     } else {
         char text[256];
-        label = oxl_world_label(oxl_sched_world(), rpc_label(text, sizeof text, what, s, method));
+        label = oxl_world_label(rn->world, rpc_label(text, sizeof text, what, s, method));
     }
     oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, label);
+}
+
+void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
+                   int64_t method) {
+    static const char *const text[RPC_HOT_N] = {"call", "serve", "reply", "answer"};
+    if (!rn->node) return;
+    rpc_run *r = rn->run;
+    uint64_t h = ((uint64_t)(uintptr_t)s >> 4 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
+    rpc_hot_labels *e = &r->hot[h >> 58 & (RPC_HOT_SLOTS - 1)];
+    if (e->svc != s || e->method != method) {
+        e->svc = s;
+        e->method = method;
+        for (int i = 0; i < RPC_HOT_N; i++) e->label[i] = RPC_NO_LABEL;
+    }
+    if (e->label[hot] == RPC_NO_LABEL) e->label[hot] = label_of(r, text[hot], s, method);
+    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, e->label[hot]);
 }
 
 oxl_chan *rpc_chan_take(rpc_run *r) {
@@ -177,7 +236,7 @@ oxl_chan *rpc_chan_take(rpc_run *r) {
  * up) is freed here. */
 void rpc_chan_give(rpc_run *r, oxl_chan *c) {
     rpc_reply *late = NULL;
-    while (oxl_chan_poll(c, &late)) rpc_reply_free(late);
+    while (oxl_chan_poll(c, &late)) rpc_reply_give(r, late);
     if (r->nfree_chans == r->cap_free_chans) {
         r->cap_free_chans = r->cap_free_chans ? r->cap_free_chans * 2 : 16;
         r->free_chans = rpc_xrealloc(r->free_chans, r->cap_free_chans * sizeof *r->free_chans);
@@ -186,11 +245,15 @@ void rpc_chan_give(rpc_run *r, oxl_chan *c) {
 }
 
 void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
-    static const unsigned char magic[3] = {'O', 'X', 'R'};
-    rpc_put_bytes(b, magic, 3);
-    rpc_put_u8(b, OXL_WIRE_VERSION);
-    rpc_put_u8(b, (uint8_t)kind);
-    rpc_put_u64(b, id);
+    if (!rpc_buf_room(b, RPC_HEADER_LEN)) return; /* 13 bytes fit any frame */
+    unsigned char *h = b->data + b->len;
+    h[0] = 'O';
+    h[1] = 'X';
+    h[2] = 'R';
+    h[3] = OXL_WIRE_VERSION;
+    h[4] = (unsigned char)kind;
+    for (int i = 0; i < 8; i++) h[5 + i] = (unsigned char)(id >> (8 * i));
+    b->len += RPC_HEADER_LEN;
 }
 
 void rpc_running_add(rpc_node *rn, rpc_running *ru) {
@@ -201,10 +264,10 @@ void rpc_running_add(rpc_node *rn, rpc_running *ru) {
     rn->running[rn->nrunning++] = ru;
 }
 
-void rpc_running_remove(rpc_node *rn, const rpc_running *ru) {
+void rpc_running_remove(rpc_run *r, rpc_node *rn, const rpc_running *ru) {
     for (size_t i = rn->nrunning; i-- > 0;) {
         if (rn->running[i] != ru) continue;
-        free(rn->running[i]);
+        running_give(r, rn->running[i]);
         memmove(&rn->running[i], &rn->running[i + 1], (rn->nrunning - i - 1) * sizeof *rn->running);
         rn->nrunning--;
         return;
@@ -220,17 +283,15 @@ static void malformed(rpc_node *rn, oxl_node_id from, uint64_t id, const char *w
 }
 
 static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg) {
-    (void)arg;
-    rpc_run *r = rpc_run_get();
+    rpc_run *r = arg;
     rpc_node *rn = rpc_node_of(r, n);
     const unsigned char *p = data, *end = p + len;
-    uint8_t version, kind;
-    uint64_t id;
-    if (len < RPC_HEADER_LEN || memcmp(p, "OXR", 3) != 0) return malformed(rn, from, 0, "not an rpc frame");
-    p += 3;
-    rpc_get_u8(&p, end, &version);
-    rpc_get_u8(&p, end, &kind);
-    rpc_get_u64(&p, end, &id);
+    if (len < RPC_HEADER_LEN || p[0] != 'O' || p[1] != 'X' || p[2] != 'R')
+        return malformed(rn, from, 0, "not an rpc frame");
+    uint8_t version = p[3], kind = p[4];
+    uint64_t id = 0;
+    for (int i = 0; i < 8; i++) id |= (uint64_t)p[5 + i] << (8 * i);
+    p += RPC_HEADER_LEN;
     if (version != OXL_WIRE_VERSION) return malformed(rn, from, id, "another wire version");
     if (kind == RPC_REQ) return rpc_take_request(r, rn, from, id, data, len, p, end);
     if (kind != RPC_REP) return malformed(rn, from, id, "unknown frame kind");
@@ -248,14 +309,16 @@ static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t l
 /* ---- crashes ---- */
 
 static void drop_tables(rpc_run *r, rpc_node *rn) {
-    for (size_t i = 0; i < rn->nrunning; i++) free(rn->running[i]);
+    for (size_t i = 0; i < rn->nrunning; i++) running_give(r, rn->running[i]);
     rn->nrunning = 0;
     for (size_t i = 0; i < rn->npending; i++) rpc_chan_give(r, rn->pending[i].chan);
     rn->npending = 0;
-    for (size_t i = 0; i < rn->nanswered; i++) free(rn->answered[i].frame);
+    for (size_t i = 0; i < rn->nanswered; i++) { /* the slots past nanswered hold no frame */
+        free(rn->answered[i].frame);
+        rn->answered[i] = (rpc_answered){0};
+    }
     rn->nanswered = rn->answered_next = 0;
     memset(rn->answered_index, 0, sizeof rn->answered_index);
-    rn->answered_gone = 0;
     rn->calls = 0;
 }
 

@@ -14,6 +14,8 @@
 
 #include "oxl_rpc.h"
 
+#include <string.h>
+
 #if defined(__GNUC__)
 #define RPC_HIDDEN __attribute__((visibility("hidden")))
 #else
@@ -32,15 +34,85 @@ enum {
 #define RPC_HEADER_LEN 13
 #define RPC_MAX_PARAMS 256 /* an rpc's parameters: sema allows 255 */
 #define RPC_ID_COUNT_BITS 40
+#define RPC_FREE_RECORDS 16     /* replies and request records kept for reuse */
+#define RPC_KEEP_BYTES 4096     /* a record bigger than this is freed, not kept */
 
-/* ---- wire.c: bytes ---- */
-RPC_HIDDEN bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n);
-RPC_HIDDEN bool rpc_put_u8(oxl_wire_buf *b, uint8_t v);
-RPC_HIDDEN bool rpc_put_u64(oxl_wire_buf *b, uint64_t v);
-RPC_HIDDEN bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v);
-RPC_HIDDEN bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v);
-RPC_HIDDEN bool rpc_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v);
-RPC_HIDDEN bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v);
+/* ---- wire.c: bytes ----
+ * Every frame passes through these several times a call: the common case
+ * (room in the buffer, a one-byte varint) is inline, the rest in wire.c.
+ * A put is false when the buffer would pass OXL_RPC_MAX_FRAME; a get is
+ * false on truncated or malformed bytes. */
+RPC_HIDDEN bool rpc_buf_grow(oxl_wire_buf *b, size_t n);
+RPC_HIDDEN bool rpc_put_uvarint_long(oxl_wire_buf *b, uint64_t v);
+/* At most 10 bytes, no overlong forms: each value has one encoding. */
+RPC_HIDDEN bool rpc_get_uvarint_long(const unsigned char **p, const unsigned char *end, uint64_t *v);
+
+static inline bool rpc_buf_room(oxl_wire_buf *b, size_t n) {
+    return __builtin_expect(n <= b->cap - b->len && b->len + n <= OXL_RPC_MAX_FRAME, 1) || rpc_buf_grow(b, n);
+}
+static inline bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n) {
+    if (!rpc_buf_room(b, n)) return false;
+    if (n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return true;
+}
+static inline bool rpc_put_u8(oxl_wire_buf *b, uint8_t v) {
+    if (!rpc_buf_room(b, 1)) return false;
+    b->data[b->len++] = v;
+    return true;
+}
+static inline bool rpc_put_u64(oxl_wire_buf *b, uint64_t v) {
+    if (!rpc_buf_room(b, 8)) return false;
+    for (int i = 0; i < 8; i++) b->data[b->len + (size_t)i] = (unsigned char)(v >> (8 * i));
+    b->len += 8;
+    return true;
+}
+static inline bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v) {
+    return v < 0x80 ? rpc_put_u8(b, (uint8_t)v) : rpc_put_uvarint_long(b, v);
+}
+static inline bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v) {
+    if (*p >= end) return false;
+    *v = *(*p)++;
+    return true;
+}
+static inline bool rpc_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v) {
+    if (end - *p < 8) return false;
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) x |= (uint64_t)(*p)[i] << (8 * i);
+    *p += 8;
+    *v = x;
+    return true;
+}
+static inline bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v) {
+    if (*p < end && **p < 0x80) { /* one byte: its own value, 0 included */
+        *v = *(*p)++;
+        return true;
+    }
+    return rpc_get_uvarint_long(p, end, v);
+}
+
+/* A value as an argument or result: scalars (Int, Duration, Instant: a
+ * zigzag varint) inline, the rest, and every error, by wire.c. */
+static inline bool rpc_encode(oxl_wire_buf *b, const oxl_type_desc *t, oxl_word v, char *err, size_t errcap) {
+    if (t->kind == OXL_TD_INT || t->kind == OXL_TD_DURATION || t->kind == OXL_TD_INSTANT) {
+        int64_t x = (int64_t)v;
+        if (rpc_put_uvarint(b, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63))) return true;
+    }
+    return oxl_wire_encode(b, t, v, err, errcap);
+}
+static inline bool rpc_decode(const unsigned char **p, const unsigned char *end, const oxl_type_desc *t, oxl_word *out,
+                              char *err, size_t errcap) {
+    if (t->kind == OXL_TD_INT || t->kind == OXL_TD_DURATION || t->kind == OXL_TD_INSTANT) {
+        const unsigned char *at = *p;
+        uint64_t u;
+        if (rpc_get_uvarint(p, end, &u)) {
+            *out = (oxl_word)((int64_t)(u >> 1) ^ -(int64_t)(u & 1));
+            return true;
+        }
+        *p = at; /* wire.c says what is wrong */
+    }
+    return oxl_wire_decode(p, end, t, out, err, errcap);
+}
 
 /* ---- mailbox.c: per-node tables and the frames that reach a node ---- */
 
@@ -48,7 +120,7 @@ RPC_HIDDEN bool rpc_get_uvarint(const unsigned char **p, const unsigned char *en
 typedef struct rpc_reply {
     int64_t status;       /* OXL_RPC_* */
     char *message;        /* not OK: what happened (malloc'd) */
-    size_t len;
+    size_t len, cap;      /* cap: the bytes data has room for (the record is reused) */
     unsigned char data[]; /* OK: the result's bytes */
 } rpc_reply;
 
@@ -62,12 +134,14 @@ typedef struct rpc_pending {
 /* A request this node's handler runs (or a local call, id 0, on the
  * caller's own task). */
 typedef struct rpc_running {
+    struct rpc_run *run;  /* a request's: the run and the serving node's World id */
+    oxl_node_id node;
     oxl_node_id from;
     uint64_t id;
     uint64_t task;        /* the handler's task id */
     const oxl_service *svc;
     int64_t method;
-    size_t len;
+    size_t len, cap;      /* cap: the bytes req has room for (the record is reused) */
     unsigned char req[];  /* the request frame */
 } rpc_running;
 
@@ -75,12 +149,15 @@ typedef struct rpc_running {
 typedef struct rpc_answered {
     oxl_node_id from;
     uint64_t id;
-    unsigned char *frame;
-    size_t len;
+    unsigned char *frame; /* kept when the slot is reused: cap bytes */
+    size_t len, cap;
 } rpc_answered;
 
 typedef struct rpc_node {
     oxl_node *node;
+    struct rpc_run *run;  /* the run, its World and the node's World id: looked up once */
+    oxl_world *world;
+    oxl_node_id id;
     const oxl_service *serves[OXL_RPC_MAX_SERVICES];
     size_t nserves;
     bool hooked;
@@ -92,12 +169,13 @@ typedef struct rpc_node {
     size_t nrunning, cap_running;
     rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
     size_t nanswered, answered_next;
-    /* (from, id) -> answered slot + 1; RPC_DEDUP_GONE marks a removed one */
-    uint16_t answered_index[2 * OXL_RPC_DEDUP];
-    size_t answered_gone;
+    /* (from, id) -> an entry (0: empty) of the answered slot + 1, the
+     * position its probe starts at, and 5 more bits of its hash: a probe
+     * and a removal read the ring only for a likely match. Linear probing;
+     * a removal shifts the entries after it back (no tombstones). */
+    uint32_t answered_index[2 * OXL_RPC_DEDUP];
 } rpc_node;
-#define RPC_DEDUP_GONE UINT16_MAX
-_Static_assert(2 * OXL_RPC_DEDUP < RPC_DEDUP_GONE, "answered slots fit the index");
+_Static_assert(2 * OXL_RPC_DEDUP <= 2048, "an index entry has 16 bits for a slot and 11 for a position");
 
 /* A trace label, interned once per (what, service, method): `what` is a
  * string literal, its address a key for lookup only. */
@@ -107,6 +185,16 @@ typedef struct rpc_label {
     int64_t method;
     uint32_t label;
 } rpc_label_entry;
+
+/* The labels of the four events every call has, by rpc: no lookup by text. */
+enum { RPC_HOT_CALL, RPC_HOT_SERVE, RPC_HOT_REPLY, RPC_HOT_ANSWER, RPC_HOT_N };
+#define RPC_HOT_SLOTS 64 /* a power of two: rpcs whose labels are at hand */
+#define RPC_NO_LABEL UINT32_MAX
+typedef struct rpc_hot_labels {
+    const oxl_service *svc;
+    int64_t method;
+    uint32_t label[RPC_HOT_N];
+} rpc_hot_labels;
 
 typedef struct rpc_run {
     rpc_label_entry *labels; /* open addressing, a power of two */
@@ -118,6 +206,14 @@ typedef struct rpc_run {
     oxl_chan **free_chans;
     size_t nfree_chans, cap_free_chans;
     oxl_wire_buf scratch; /* a frame being written: sent (copied) before anything else runs */
+    oxl_world *world;
+    rpc_hot_labels hot[RPC_HOT_SLOTS];
+    /* records given back, reused by the next call or request (a call
+     * allocates nothing in the steady state) */
+    rpc_reply *free_replies[RPC_FREE_RECORDS];
+    size_t nfree_replies;
+    rpc_running *free_running[RPC_FREE_RECORDS];
+    size_t nfree_running;
 } rpc_run;
 
 /* The run's rpc state. */
@@ -134,16 +230,25 @@ RPC_HIDDEN const char *rpc_label(char *buf, size_t cap, const char *what, const 
  * NULL any text (interned each time). */
 RPC_HIDDEN void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *what,
                           const oxl_service *s, int64_t method);
+/* The same event as rpc_trace with what "call", "serve", "reply" or
+ * "answer" (RPC_HOT_*), its label found without a lookup. */
+RPC_HIDDEN void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
+                              int64_t method);
 RPC_HIDDEN void *rpc_xrealloc(void *p, size_t n);
 RPC_HIDDEN char *rpc_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-RPC_HIDDEN void rpc_reply_free(rpc_reply *r);
+/* A reply record with room for len bytes (status OK, no message), and its
+ * return (message freed; NULL is fine). */
+RPC_HIDDEN rpc_reply *rpc_reply_take(rpc_run *r, size_t len);
+RPC_HIDDEN void rpc_reply_give(rpc_run *r, rpc_reply *rep);
 /* A channel for one call's answer, reused across calls. */
 RPC_HIDDEN oxl_chan *rpc_chan_take(rpc_run *r);
 RPC_HIDDEN void rpc_chan_give(rpc_run *r, oxl_chan *c);
 /* Writes a frame header. */
 RPC_HIDDEN void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id);
+/* A request record with room for len bytes of frame, zeroed but for cap. */
+RPC_HIDDEN rpc_running *rpc_running_take(rpc_run *r, size_t len);
 RPC_HIDDEN void rpc_running_add(rpc_node *rn, rpc_running *ru);
-RPC_HIDDEN void rpc_running_remove(rpc_node *rn, const rpc_running *ru); /* frees it */
+RPC_HIDDEN void rpc_running_remove(rpc_run *r, rpc_node *rn, const rpc_running *ru); /* gives it back */
 RPC_HIDDEN const char *rpc_node_name(const rpc_node *rn);
 
 /* ---- call.c: the calling side ---- */

@@ -74,55 +74,69 @@ static void answer_again(rpc_node *rn, const rpc_answered *a, const oxl_service 
 /* ---- the answered requests: a ring with a hash index on (from, id) ---- */
 
 #define INDEX_CAP (2 * OXL_RPC_DEDUP)
+#define IX_SLOT(e) ((e) & 0xffffu)      /* the slot + 1 */
+#define IX_HOME(e) ((e) >> 16 & 0x7ffu) /* where its probe starts */
+#define IX_TAG(e) ((e) >> 27)           /* 5 more bits of its hash */
 
-static size_t index_start(oxl_node_id from, uint64_t id) {
+/* The entry (from, id) would have, but for its slot. */
+static uint32_t index_key(oxl_node_id from, uint64_t id) {
     uint64_t h = (id ^ (uint64_t)(uint32_t)from << 48) * UINT64_C(0x9E3779B97F4A7C15);
-    return (size_t)(h >> 40) & (INDEX_CAP - 1);
+    return (uint32_t)((h >> 40) & (INDEX_CAP - 1)) << 16 | (uint32_t)(h >> 59) << 27;
 }
 
 /* The index position holding (from, id), or of the empty place where it
  * would go. */
-static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
-    for (size_t i = index_start(from, id);; i = (i + 1) & (INDEX_CAP - 1)) {
-        uint16_t v = rn->answered_index[i];
-        if (v == 0) return i;
-        if (v != RPC_DEDUP_GONE && rn->answered[v - 1].from == from && rn->answered[v - 1].id == id) return i;
+static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id, uint32_t key) {
+    for (size_t i = IX_HOME(key);; i = (i + 1) & (INDEX_CAP - 1)) {
+        uint32_t e = rn->answered_index[i];
+        if (e == 0) return i;
+        if ((e & 0xffff0000u) != key) continue;
+        const rpc_answered *a = &rn->answered[IX_SLOT(e) - 1];
+        if (a->from == from && a->id == id) return i;
     }
 }
 
-static void index_put(rpc_node *rn, size_t slot) {
-    const rpc_answered *a = &rn->answered[slot];
-    size_t i = index_start(a->from, a->id);
-    while (rn->answered_index[i] != 0 && rn->answered_index[i] != RPC_DEDUP_GONE) i = (i + 1) & (INDEX_CAP - 1);
-    if (rn->answered_index[i] == RPC_DEDUP_GONE) rn->answered_gone--;
-    rn->answered_index[i] = (uint16_t)(slot + 1);
+/* Empties index position i: each entry after it in its run moves back
+ * into the hole unless its own start lies (cyclically) after the hole,
+ * so every entry stays reachable from its start. */
+static void index_remove(rpc_node *rn, size_t i) {
+    for (size_t j = i;;) {
+        j = (j + 1) & (INDEX_CAP - 1);
+        uint32_t e = rn->answered_index[j];
+        if (e == 0) break;
+        size_t k = IX_HOME(e);
+        bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (!stays) {
+            rn->answered_index[i] = e;
+            i = j;
+        }
+    }
+    rn->answered_index[i] = 0;
 }
 
-static void index_rebuild(rpc_node *rn) {
-    memset(rn->answered_index, 0, sizeof rn->answered_index);
-    rn->answered_gone = 0;
-    for (size_t s = 0; s < rn->nanswered; s++) index_put(rn, s);
-}
-
-static const rpc_answered *answered_find(const rpc_node *rn, oxl_node_id from, uint64_t id) {
-    uint16_t v = rn->answered_index[index_find(rn, from, id)];
-    return v ? &rn->answered[v - 1] : NULL;
+static rpc_answered *answered_find(rpc_node *rn, oxl_node_id from, uint64_t id) {
+    uint32_t e = rn->answered_index[index_find(rn, from, id, index_key(from, id))];
+    return e ? &rn->answered[IX_SLOT(e) - 1] : NULL;
 }
 
 static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
     size_t slot = rn->answered_next;
     rpc_answered *a = &rn->answered[slot];
-    if (rn->nanswered == OXL_RPC_DEDUP) { /* the oldest goes */
-        rn->answered_index[index_find(rn, a->from, a->id)] = RPC_DEDUP_GONE;
-        rn->answered_gone++;
-        free(a->frame);
-    } else {
+    if (rn->nanswered == OXL_RPC_DEDUP) /* the oldest goes */
+        index_remove(rn, index_find(rn, a->from, a->id, index_key(a->from, a->id)));
+    else
         rn->nanswered++;
+    if (a->cap < frame->len) { /* the slot's buffer is reused when it has room */
+        a->cap = frame->len < 64 ? 64 : frame->len;
+        free(a->frame);
+        a->frame = rpc_xrealloc(NULL, a->cap);
     }
-    *a = (rpc_answered){from, id, rpc_xrealloc(NULL, frame->len), frame->len};
+    a->from = from;
+    a->id = id;
+    a->len = frame->len;
     memcpy(a->frame, frame->data, frame->len);
-    if (rn->answered_gone > OXL_RPC_DEDUP / 2) index_rebuild(rn);
-    index_put(rn, slot);
+    uint32_t key = index_key(from, id);
+    rn->answered_index[index_find(rn, from, id, key)] = key | (uint32_t)(slot + 1);
     rn->answered_next = (rn->answered_next + 1) % OXL_RPC_DEDUP;
 }
 
@@ -131,8 +145,8 @@ static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire
 static void *handler_task(void *arg) {
     rpc_running *ru = arg;
     oxl_task_detach(oxl_task_self());
-    rpc_run *r = rpc_run_get();
-    rpc_node *rn = rpc_node_of(r, oxl_node_current());
+    rpc_run *r = ru->run;
+    rpc_node *rn = &r->nodes[ru->node]; /* not kept across the entry: the table may grow */
     const oxl_service *s = ru->svc;
     const oxl_rpc_method *m = &s->methods[ru->method];
     oxl_word args[RPC_MAX_PARAMS]; /* on the task's stack, which the collector scans */
@@ -142,36 +156,36 @@ static void *handler_task(void *arg) {
     rpc_get_uvarint(&p, end, &skip);
     char err[256];
     for (int64_t i = 0; i < m->nparams; i++) {
-        if (!oxl_wire_decode(&p, end, m->params[i], &args[i], err, sizeof err)) {
+        if (!rpc_decode(&p, end, m->params[i], &args[i], err, sizeof err)) {
             rpc_trace(rn, ru->from, ru->id, "malformed request dropped", s, ru->method);
-            rpc_running_remove(rn, ru);
+            rpc_running_remove(r, rn, ru);
             return NULL;
         }
     }
     if (p != end) {
         rpc_trace(rn, ru->from, ru->id, "malformed request dropped", s, ru->method);
-        rpc_running_remove(rn, ru);
+        rpc_running_remove(r, rn, ru);
         return NULL;
     }
     oxl_word result = m->entry(args);
+    rn = &r->nodes[ru->node];
     oxl_wire_buf *frame = &r->scratch; /* the handler may have switched tasks: written now, sent now */
     frame->len = 0;
     rpc_put_header(frame, RPC_REP, ru->id);
     rpc_put_u8(frame, 0);
     rpc_put_uvarint(frame, (uint64_t)s->id);
     rpc_put_uvarint(frame, (uint64_t)ru->method);
-    if (!oxl_wire_encode(frame, m->result, result, err, sizeof err))
+    if (!rpc_encode(frame, m->result, result, err, sizeof err))
         oxl_panic_at(m->file, (int)m->line, "%s.%s: its result cannot be sent: %s", s->name, m->name, err);
-    rpc_trace(rn, ru->from, ru->id, "reply", s, ru->method);
+    rpc_trace_hot(rn, ru->from, ru->id, RPC_HOT_REPLY, s, ru->method);
     oxl_ctx_send(rpc_ctx(rn), ru->from, frame->data, frame->len);
     remember(rn, ru->from, ru->id, frame);
-    rpc_running_remove(rn, ru);
+    rpc_running_remove(r, rn, ru);
     return NULL;
 }
 
 void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *frame,
                       size_t len, const unsigned char *p, const unsigned char *end) {
-    (void)r;
     uint64_t svc_id, method;
     const oxl_service *s;
     if (!rpc_get_uvarint(&p, end, &svc_id) || !rpc_get_uvarint(&p, end, &method) ||
@@ -184,14 +198,20 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
             rpc_trace(rn, from, id, "duplicate request dropped (its handler runs)", s, (int64_t)method);
             return;
         }
-    const rpc_answered *again = answered_find(rn, from, id);
+    rpc_answered *again = answered_find(rn, from, id);
     if (again) return answer_again(rn, again, s, (int64_t)method);
     if (rn->nrunning >= OXL_RPC_MAX_RUNNING) {
         rpc_trace(rn, from, id, "request dropped: too many handlers running", s, (int64_t)method);
         return;
     }
-    rpc_running *ru = rpc_xrealloc(NULL, sizeof *ru + len);
-    *ru = (rpc_running){.from = from, .id = id, .svc = s, .method = (int64_t)method, .len = len};
+    rpc_running *ru = rpc_running_take(r, len);
+    ru->run = r;
+    ru->node = rn->id;
+    ru->from = from;
+    ru->id = id;
+    ru->svc = s;
+    ru->method = (int64_t)method;
+    ru->len = len;
     memcpy(ru->req, frame, len);
     const oxl_rpc_method *m = &s->methods[method];
     oxl_task *t = oxl_spawn_on_node_at(rn->node, handler_task, ru, m->file, (int)m->line);
@@ -201,7 +221,7 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
     }
     ru->task = oxl_task_id(t);
     rpc_running_add(rn, ru);
-    rpc_trace(rn, from, id, "serve", s, (int64_t)method);
+    rpc_trace_hot(rn, from, id, RPC_HOT_SERVE, s, (int64_t)method);
 }
 
 /* ---- calls the node serves itself ---- */
@@ -229,13 +249,17 @@ void rpc_call_local(rpc_node *rn, const oxl_service *s, int64_t method, const ox
     const oxl_rpc_method *m = &s->methods[method];
     oxl_word *copy = oxl_alloc((size_t)(m->nparams ? m->nparams : 1) * sizeof *copy);
     for (int64_t i = 0; i < m->nparams; i++) copy[i] = copy_value(m->params[i], args[i], "an argument", s, m, file, line);
-    rpc_running *ru = rpc_xrealloc(NULL, sizeof *ru);
+    rpc_run *r = rpc_run_get();
+    rpc_running *ru = rpc_running_take(r, 0);
     oxl_node_id self = rn->node ? oxl_node_world_id(rn->node) : OXL_NO_NODE;
-    *ru = (rpc_running){.from = self, .id = 0, .task = oxl_task_id(oxl_task_self()), .svc = s, .method = method};
+    ru->from = self;
+    ru->task = oxl_task_id(oxl_task_self());
+    ru->svc = s;
+    ru->method = method;
     rpc_running_add(rn, ru);
     rpc_trace(rn, self, 0, "local call", s, method);
     oxl_word result = m->entry(copy);
-    rpc_running_remove(rn, ru);
+    rpc_running_remove(r, rn, ru);
     *out = copy_value(m->result, result, "its result", s, m, file, line);
 }
 

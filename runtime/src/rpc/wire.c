@@ -26,7 +26,7 @@ void oxl_wire_buf_free(oxl_wire_buf *b) {
 }
 
 /* False when the buffer would pass the frame limit. */
-static bool buf_room(oxl_wire_buf *b, size_t n) {
+bool rpc_buf_grow(oxl_wire_buf *b, size_t n) {
     if (n > OXL_RPC_MAX_FRAME || b->len > OXL_RPC_MAX_FRAME - n) return false;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
@@ -42,55 +42,25 @@ static bool buf_room(oxl_wire_buf *b, size_t n) {
     return true;
 }
 
-bool rpc_put_bytes(oxl_wire_buf *b, const void *p, size_t n) {
-    if (!buf_room(b, n)) return false;
-    if (n) memcpy(b->data + b->len, p, n);
+bool rpc_put_uvarint_long(oxl_wire_buf *b, uint64_t v) {
+    size_t n = 1;
+    for (uint64_t x = v >> 7; x; x >>= 7) n++;
+    if (!rpc_buf_room(b, n)) return false;
+    unsigned char *d = b->data + b->len;
+    for (; v >= 0x80; v >>= 7) *d++ = (unsigned char)(v | 0x80);
+    *d = (unsigned char)v;
     b->len += n;
     return true;
-}
-
-bool rpc_put_u8(oxl_wire_buf *b, uint8_t v) { return rpc_put_bytes(b, &v, 1); }
-
-bool rpc_put_u64(oxl_wire_buf *b, uint64_t v) {
-    unsigned char le[8];
-    for (int i = 0; i < 8; i++) le[i] = (unsigned char)(v >> (8 * i));
-    return rpc_put_bytes(b, le, 8);
-}
-
-bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v) {
-    unsigned char tmp[10];
-    size_t n = 0;
-    do {
-        unsigned char byte = v & 0x7f;
-        v >>= 7;
-        tmp[n++] = byte | (v ? 0x80 : 0);
-    } while (v);
-    return rpc_put_bytes(b, tmp, n);
 }
 
 static bool put_svarint(oxl_wire_buf *b, int64_t v) {
     return rpc_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); /* zigzag */
 }
 
-bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v) {
-    if (*p >= end) return false;
-    *v = *(*p)++;
-    return true;
-}
-
-bool rpc_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v) {
-    if (end - *p < 8) return false;
-    uint64_t x = 0;
-    for (int i = 0; i < 8; i++) x |= (uint64_t)(*p)[i] << (8 * i);
-    *p += 8;
-    *v = x;
-    return true;
-}
-
 /* At most 10 bytes; the tenth may carry only the top bit; no overlong
  * forms (a zero continuation byte at the end), so each value has one
  * encoding. */
-bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v) {
+bool rpc_get_uvarint_long(const unsigned char **p, const unsigned char *end, uint64_t *v) {
     uint64_t x = 0;
     for (int i = 0; i < 10; i++) {
         if (*p >= end) return false;

@@ -453,7 +453,10 @@ void sched_block(oxl_sched *s) {
 static void task_free_record(oxl_sched *s, oxl_task *t) {
     s->tasks[t->slot] = NULL;
     s->free_slots[s->nfree++] = t->slot;
-    free(t);
+    if (s->nspare_tasks < SCHED_SPARE_TASKS && !s->tearing_down)
+        s->spare_tasks[s->nspare_tasks++] = t;
+    else
+        free(t);
 }
 
 /* The joiners stay counted in t->njoining (and keep their join_target)
@@ -494,6 +497,16 @@ static void task_entry(void *arg) {
     oxl_sched *s = tls_sched;
     task_end(s, t, TASK_DONE);
     sched_fiber *f = t->fiber;
+    if (s->nready == 0 && !s->stopping) {
+        /* Nobody ready: drive the World from here, as a blocked task does
+         * (switch_away), so that the task it wakes is switched to at once,
+         * not by way of the main fiber. The same steps in the same order.
+         * The fiber is not in the pool yet: a spawn meanwhile cannot take
+         * it. */
+        s->driving = f;
+        sched_drive_world(s);
+        s->driving = NULL;
+    }
     t->fiber = NULL;
     pool_put(s, f); /* safe: nobody takes it before we have switched off it */
     if (t->detached && !t->njoining) task_free_record(s, t);
@@ -556,7 +569,13 @@ oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, c
                               file ? file : "?", line));
         return NULL;
     }
-    oxl_task *t = sim_xcalloc(1, sizeof *t);
+    oxl_task *t;
+    if (s->nspare_tasks) {
+        t = s->spare_tasks[--s->nspare_tasks];
+        memset(t, 0, sizeof *t);
+    } else {
+        t = sim_xcalloc(1, sizeof *t);
+    }
     t->id = ++s->next_task_id;
     t->fn = fn;
     t->arg = arg;
@@ -967,6 +986,7 @@ static void sched_free(oxl_sched *s) {
     }
     free(s->tasks);
     free(s->free_slots);
+    for (uint32_t i = 0; i < s->nspare_tasks; i++) free(s->spare_tasks[i]);
     for (size_t i = 0; i < s->npool; i++) {
         sched_fiber *f = s->stack_pool[i];
         sched_fiber_free(f);

@@ -110,6 +110,7 @@ typedef struct sched_policy_state {
     unsigned nbits;
 } sched_policy_state;
 
+#define SCHED_SPARE_TASKS 32 /* task records kept for reuse (a handler task per request) */
 typedef struct oxl_sched {
     oxl_sched_options opt;
     uint64_t run_id;         /* oxl_sched_run_id */
@@ -125,6 +126,8 @@ typedef struct oxl_sched {
     uint32_t *free_slots;
     uint32_t nfree;
     uint64_t next_task_id;
+    oxl_task *spare_tasks[SCHED_SPARE_TASKS]; /* freed records, reused by the next spawns */
+    uint32_t nspare_tasks;
 
     oxl_task **ready;        /* in the order tasks became ready */
     size_t nready, ready_cap;

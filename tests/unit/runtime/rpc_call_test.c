@@ -217,6 +217,44 @@ static void s_local(void *p) {
     o[1] = call(M_WHO, 0, 0, OXL_RPC_NO_DEADLINE, NULL);
 }
 
+/* More calls than a node remembers answers for, from tasks of several
+ * nodes calling at once, every message duplicated with a latency of its own: the ring of
+ * answered requests wraps while duplicates come late (other answers
+ * remembered and the oldest forgotten meanwhile), its reused buffers and
+ * records hold answers of every size, and each handler still runs once. */
+#define MANY_TASKS 16
+#define MANY_EACH 200
+static int64_t many_wrong;
+
+static void *many_caller(void *arg) {
+    int64_t base = (int64_t)(intptr_t)arg * MANY_EACH;
+    for (int64_t i = base; i < base + MANY_EACH; i++) {
+        int64_t x = (i % 5 == 0) ? i << 40 : i, y = -i; /* answers of 1 to 7 bytes */
+        outcome r = call(M_ADD, x, y, 10 * OXL_SEC, "b");
+        if (r.status != OXL_RPC_OK || r.value != x + y) many_wrong++;
+    }
+    return NULL;
+}
+
+static void s_many_duplicated(void *p) {
+    outcome *o = p;
+    oxl_net_duplicate(oxl_sched_world(), 1.0);
+    oxl_net_latency(oxl_sched_world(), OXL_MS, 40 * OXL_MS);
+    many_wrong = 0;
+    oxl_task *t[MANY_TASKS];
+    oxl_node *callers[MANY_TASKS / 2];
+    for (int i = 0; i < MANY_TASKS / 2; i++) { /* callers of their own: their ids overlap in b's index */
+        char name[16];
+        snprintf(name, sizeof name, "caller%d", i);
+        callers[i] = oxl_node_new(&(oxl_node_config){.name = name});
+    }
+    for (int i = 0; i < MANY_TASKS; i++) t[i] = oxl_spawn_on_node(callers[i / 2], many_caller, (void *)(intptr_t)i);
+    for (int i = 0; i < MANY_TASKS; i++) oxl_join(t[i], NULL);
+    oxl_sleep(OXL_SEC); /* the last duplicates arrive and are answered again */
+    o[0].value = many_wrong;
+    o[1].value = handler_runs;
+}
+
 static void s_busy(void *p) {
     outcome *o = p;
     oxl_net_latency(oxl_sched_world(), OXL_MS, 30 * OXL_MS);
@@ -315,6 +353,16 @@ int main(void) {
     tap_is_int(o[0].value, 7, "a call the caller's node serves runs locally, without the network");
     tap_is_int(o[0].took, 0, "  taking no virtual time");
     tap_is_str(o[1].text, "a", "  cluster.caller() there is the node itself");
+    oxl_sched_result_free(&r);
+
+    memset(o, 0, sizeof o);
+    r = run(14, s_many_duplicated, o);
+    tap_is_int(r.status, OXL_SCHED_FINISHED, "%d calls from %d tasks, every message duplicated: %s",
+               MANY_TASKS * MANY_EACH, MANY_TASKS,
+               r.report ? r.report : "finished");
+    tap_is_int(o[0].value, 0, "  every one answers its own sum");
+    tap_is_int(o[1].value, MANY_TASKS * MANY_EACH, "  and each handler ran once, past the %d answers a node remembers",
+               OXL_RPC_DEDUP);
     oxl_sched_result_free(&r);
 
     /* the same seed: the same trace, in another run of this process */
