@@ -187,7 +187,7 @@ static bool read_fault(reader *r, const char *s, size_t n, oxl_fault *f) {
 
 static bool parse(reader *r, oxl_schedule *out) {
     const char *s, *rest;
-    size_t n, rn;
+    size_t n = 0, rn = 0;
     uint64_t v;
     if (!need_line(r, &s, &n, "its header") || n != strlen("oxl-schedule 1") || memcmp(s, "oxl-schedule ", 13) != 0)
         return fail(r, "not a schedule file: expected 'oxl-schedule %d'", OXL_SCHEDULE_VERSION);
