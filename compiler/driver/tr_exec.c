@@ -86,25 +86,32 @@ void tr_signals_restore(void) {
     blocked = false;
 }
 
+static unsigned long wait_rounds;
+
+unsigned long tr_wait_rounds(void) { return wait_rounds; }
+
 bool tr_wait_event(double timeout, const int *fds, size_t n) {
+    wait_rounds++;
     if (timeout < 0) timeout = 0;
     struct pollfd pf[TR_MAX_JOBS + 2] = {{wake_pipe[0], POLLIN, 0}};
     size_t np = 1;
     for (size_t i = 0; i < n && np < sizeof pf / sizeof pf[0]; i++)
         if (fds[i] >= 0) pf[np++] = (struct pollfd){fds[i], POLLIN, 0};
-    sigset_t open, old;
+    sigset_t open;
     sigprocmask(SIG_SETMASK, NULL, &open);
     sigdelset(&open, SIGCHLD);
     sigdelset(&open, SIGINT);
     sigdelset(&open, SIGTERM);
     sigdelset(&open, SIGHUP);
-    /* a signal that comes between the unblocking and poll writes to the
-     * pipe, so poll still returns at once */
-    sigprocmask(SIG_SETMASK, &open, &old);
-    if (!stop_seen) poll(pf, (nfds_t)np, (int)(timeout * 1000 + 0.5));
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    char drain[64];
-    while (wake_pipe[0] >= 0 && read(wake_pipe[0], drain, sizeof drain) > 0) {
+    /* the signals are let in only while it sleeps, at once with the sleep
+     * (one system call, not a mask set before and after a poll: this runs
+     * once a seed); one that comes before it also wrote to the pipe */
+    long ms = (long)(timeout * 1000 + 0.5);
+    struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+    if (stop_seen || (ppoll(pf, (nfds_t)np, &ts, &open) > 0 && (pf[0].revents & POLLIN))) {
+        char drain[64];
+        while (wake_pipe[0] >= 0 && read(wake_pipe[0], drain, sizeof drain) > 0) {
+        }
     }
     return !stop_seen;
 }
@@ -249,7 +256,7 @@ static bool past_deadline(tr_proc *p) {
 bool tr_proc_poll(tr_proc *p) {
     if (!p->pid && !p->queued) return true;
     if (p->srv) {
-        if (!p->ended) tr_server_pump(p->srv);
+        if (!p->ended) tr_server_pump_round(p->srv);
         if (!p->ended && p->queued) return false; /* waits in the server: no deadline runs yet */
         if (p->ended) {
             /* killed by the server at its own limit, a little after ours

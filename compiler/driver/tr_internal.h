@@ -141,6 +141,9 @@ void tr_proc_kill(tr_proc *p);
  * SIGINT, SIGTERM or SIGHUP arrived (then always, until tr_signals_block
  * again). */
 bool tr_wait_event(double timeout, const int *fds, size_t n);
+/* How many times tr_wait_event has been called: a round of the runner's
+ * loops is what happens between two. */
+unsigned long tr_wait_rounds(void);
 /* posix_spawn of exe (argv[0] = exe, one more argument or NULL) in a
  * process group of its own with the runner's signal mask and default
  * dispositions; stdin from in_fd (-1: /dev/null), stdout to out_fd or, when
@@ -199,6 +202,10 @@ bool tr_server_request_lost(const tr_server *s);
 void tr_server_close_input(tr_server *s);
 /* Reads what the server has said without blocking. */
 void tr_server_pump(tr_server *s);
+/* Like tr_server_pump, but reads nothing when a read in this round
+ * (tr_wait_rounds) already found the pipe empty: polling several
+ * processes of one server after a wakeup, the first read takes all. */
+void tr_server_pump_round(tr_server *s);
 /* Why it ended, when it did ("" while it runs). */
 const char *tr_server_why(const tr_server *s);
 /* Closes its input, waits for it to exit (kills it after a grace time),

@@ -43,6 +43,7 @@ struct tr_server {
     int jobs;          /* > 0: the `jobs` line to send first */
     bool jobs_sent, await_ok;
     int owed; /* unclean lazy ends the server holds its queue for (tr_server_resume) */
+    unsigned long dry_round; /* 1 + the round (tr_wait_rounds) a read found nothing more */
     bool answered; /* it said `ready` (or started a process): it can serve */
     bool request_lost; /* it was ready, took a request and died before its answer */
     char err[TR_PATH];
@@ -322,8 +323,10 @@ static bool take_line(tr_server *s, const char *line) {
 /* Reads what is there; false at the end of the server's output. */
 static bool fill(tr_server *s) {
     if (s->len == sizeof s->buf) return true; /* a line that long is handled by next_line */
-    ssize_t n = read(s->resp, s->buf + s->len, sizeof s->buf - s->len);
+    size_t room = sizeof s->buf - s->len;
+    ssize_t n = read(s->resp, s->buf + s->len, room);
     if (n > 0) s->len += (size_t)n;
+    if ((n >= 0 && (size_t)n < room) || (n < 0 && errno == EAGAIN)) s->dry_round = tr_wait_rounds() + 1;
     return n != 0 && !(n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
@@ -354,6 +357,10 @@ void tr_server_pump(tr_server *s) {
         if (!open && s->resp >= 0) server_dead(s, "it ended");
         if (s->len == before || s->len < sizeof s->buf / 2) break;
     }
+}
+
+void tr_server_pump_round(tr_server *s) {
+    if (s && s->dry_round != tr_wait_rounds() + 1) tr_server_pump(s);
 }
 
 /* Waits (up to ANSWER_WAIT) until done(s, arg) or the server is gone. */

@@ -47,6 +47,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h> /* __fpending */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -64,6 +65,7 @@
 #define SERVE_MAX_JOBS 1024   /* what `jobs <n>` may say */
 #define SERVE_MAX_QUEUED 4096 /* requests waiting for a job */
 #define SERVE_REPORT_TAIL 1024 /* bytes of a lazy child's stderr read for its report line */
+#define SERVE_INLINE_PATHS 240 /* bytes of a lazy child's two paths kept in its entry */
 
 static int chld_pipe[2] = {-1, -1};
 static volatile sig_atomic_t ending; /* SIGTERM: the parent died (or asked) */
@@ -96,16 +98,20 @@ static void flush_answers(void) {
     out_len = 0;
 }
 
+/* Formats into the buffer itself: a line's copy on the stack would be
+ * pages the server writes after each fork, each a fault. An answer is
+ * shorter than SERVE_LINE, so there is room once the buffer has less. */
 static void answer(const char *fmt, ...) {
-    char buf[SERVE_LINE];
+    if (sizeof out_buf - out_len < SERVE_LINE) flush_answers();
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = vsnprintf(out_buf + out_len, SERVE_LINE, fmt, ap);
     va_end(ap);
     if (n < 0) return;
-    if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1;
-    if (out_len + (size_t)n > sizeof out_buf) flush_answers();
-    memcpy(out_buf + out_len, buf, (size_t)n);
+    if ((size_t)n >= SERVE_LINE) {
+        n = SERVE_LINE - 1; /* cut, as a line is: its end is a newline */
+        out_buf[out_len + (size_t)n - 1] = '\n';
+    }
     out_len += (size_t)n;
 }
 
@@ -156,8 +162,16 @@ typedef struct child {
     pid_t pid;
     int64_t start_ns, deadline_ns;
     int out_fd, err_fd; /* memfds; -1 for a child writing to its files */
-    char *out_path, *err_path;
+    /* a lazy one's two paths, "<stdout>\0<stderr>\0": in place when they
+     * fit (no malloc and free a seed, whose pages would be written after
+     * each fork), else in paths */
+    char *paths;
+    size_t err_at;
+    char inline_paths[SERVE_INLINE_PATHS];
 } child;
+
+static const char *out_path(const child *k) { return k->paths ? k->paths : k->inline_paths; }
+static const char *err_path(const child *k) { return out_path(k) + k->err_at; }
 
 typedef struct server {
     int (*run)(void *);
@@ -168,8 +182,11 @@ typedef struct server {
     size_t nkids, cap;
     size_t jobs;   /* children at once (`jobs <n>`); 0: no cap */
     size_t holds;  /* lazy children that ended unclean, not yet answered by `go` or `drop` */
-    char **queue;  /* requests waiting for a job, in order */
-    size_t qhead, qlen;
+    /* requests waiting for a job, in order: qlen lines, each ended by a
+     * NUL, from qtext + qstart on (one buffer, no malloc and free a
+     * request: their pages would be written after each fork) */
+    char *qtext;
+    size_t qcap, qstart, qend, qlen;
 } server;
 
 static int64_t mono_ns(void) {
@@ -190,11 +207,17 @@ static bool add_child(server *s, child k) {
     return true;
 }
 
-static void drop_child(child *k) {
+/* (reads k only: a child closes what its server holds without writing
+ * the server's pages) */
+static void close_captures(const child *k) {
     if (k->out_fd >= 0) close(k->out_fd);
     if (k->err_fd >= 0) close(k->err_fd);
-    free(k->out_path);
-    free(k->err_path);
+}
+
+static void drop_child(child *k) {
+    close_captures(k);
+    free(k->paths);
+    k->paths = NULL;
 }
 
 /* Takes pid off the list into *k; false when it was not there. */
@@ -234,9 +257,13 @@ static void start(server *s, char *line) {
     }
     child k = {.out_fd = -1, .err_fd = -1};
     if (lazy) {
-        k.out_path = strdup(f[3]);
-        k.err_path = strdup(f[4]);
-        if (!k.out_path || !k.err_path) {
+        size_t no = strlen(f[3]) + 1, ne = strlen(f[4]) + 1;
+        char *to = no + ne <= sizeof k.inline_paths ? k.inline_paths : (k.paths = malloc(no + ne));
+        if (to) {
+            memcpy(to, f[3], no);
+            memcpy(to + no, f[4], ne);
+            k.err_at = no;
+        } else {
             answer("error cannot fork: out of memory\n");
             close(out);
             close(err);
@@ -245,8 +272,9 @@ static void start(server *s, char *line) {
         }
     }
     /* nothing buffered may be written twice */
-    fflush(stdout);
-    fflush(stderr);
+    /* (checked first: a flush locks the stream, a write to libc's pages) */
+    if (__fpending(stdout)) fflush(stdout);
+    if (__fpending(stderr)) fflush(stderr);
     pid_t server_pid = getpid();
     /* room for it before the fork: a child the list cannot hold would
      * have no time and, worse, no entry */
@@ -297,19 +325,15 @@ static void start(server *s, char *line) {
         close(s->devnull);
         close(chld_pipe[0]);
         close(chld_pipe[1]);
-        out_len = 0; /* the server's answers are the server's to write */
-        /* the server's list is not the child's: a test that ends by
-         * exit() would have it reported as a leak; nor are the other
-         * children's captures */
-        for (size_t i = 0; i < s->nkids; i++) drop_child(&s->kids[i]);
-        drop_child(&k);
-        free(s->kids);
-        s->kids = NULL;
-        s->nkids = s->cap = 0;
-        for (size_t i = 0; i < s->qlen; i++) free(s->queue[(s->qhead + i) % SERVE_MAX_QUEUED]);
-        free(s->queue);
-        s->queue = NULL;
-        s->qlen = 0;
+        /* the server's answers are the server's to write: the child
+         * never writes them (nor resets them: its writes are faults) */
+        /* the other children's captures are not the child's. The
+         * server's list and queue stay as they are: freeing them would
+         * write the heap's pages, each a copy of the server's page (a
+         * fault) in every child; the server is static, so they stay
+         * reachable and a test that ends by exit() has no leak reported */
+        for (size_t i = 0; i < s->nkids; i++) close_captures(&s->kids[i]);
+        close_captures(&k);
         set_var("OXL_TEST_RUN", f[0]);
         set_var("OXL_TEST_SEED", f[1]);
         set_var("OXL_SIM_REPORT", f[2]);
@@ -348,6 +372,39 @@ static bool set_jobs(server *s, const char *line) {
     return true;
 }
 
+/* The oldest waiting request, taken off the queue (valid until the next
+ * push). */
+static const char *queue_pop(server *s) {
+    const char *q = s->qtext + s->qstart;
+    s->qstart += strlen(q) + 1;
+    if (--s->qlen == 0) s->qstart = s->qend = 0;
+    return q;
+}
+
+/* Appends a request; false when it does not fit. */
+static bool queue_push(server *s, const char *line) {
+    size_t n = strlen(line) + 1;
+    if (s->qlen >= SERVE_MAX_QUEUED) return false;
+    if (s->qend + n > s->qcap && s->qstart > 0) {
+        /* the consumed front makes room */
+        memmove(s->qtext, s->qtext + s->qstart, s->qend - s->qstart);
+        s->qend -= s->qstart;
+        s->qstart = 0;
+    }
+    if (s->qend + n > s->qcap) {
+        size_t cap = s->qcap ? s->qcap : 4 * SERVE_LINE;
+        while (cap < s->qend + n) cap *= 2;
+        char *t = realloc(s->qtext, cap);
+        if (!t) return false;
+        s->qtext = t;
+        s->qcap = cap;
+    }
+    memcpy(s->qtext + s->qend, line, n);
+    s->qend += n;
+    s->qlen++;
+    return true;
+}
+
 /* `go` and `drop`: after a lazy child's unclean end (a failure, a crash,
  * a kill) the queue waits for the runner, which may want none of it (a
  * fail-fast run past its first failure): `go` lets it go on, `drop`
@@ -357,10 +414,7 @@ static bool resume(server *s, const char *line) {
     if (!go && !drop) return false;
     if (s->holds) s->holds--;
     while (drop && s->qlen) {
-        char *q = s->queue[s->qhead];
-        s->qhead = (s->qhead + 1) % SERVE_MAX_QUEUED;
-        s->qlen--;
-        free(q);
+        queue_pop(s);
         answer("error dropped: not run\n");
     }
     return true;
@@ -379,26 +433,15 @@ static void take_request(server *s, char *line) {
         start(s, line);
         return;
     }
-    if (!s->queue) s->queue = calloc(SERVE_MAX_QUEUED, sizeof *s->queue);
-    char *copy = s->queue && s->qlen < SERVE_MAX_QUEUED ? strdup(line) : NULL;
-    if (!copy) {
-        answer("error cannot fork: more than %d requests wait\n", SERVE_MAX_QUEUED);
-        return;
-    }
-    s->queue[(s->qhead + s->qlen++) % SERVE_MAX_QUEUED] = copy;
+    if (!queue_push(s, line)) answer("error cannot fork: more than %d requests wait\n", SERVE_MAX_QUEUED);
 }
 
 /* Starts what waits, as far as the jobs allow. */
 static void start_queued(server *s) {
     static char line[SERVE_LINE];
     while (s->qlen && s->nkids < s->jobs && !s->holds) {
-        char *q = s->queue[s->qhead];
-        s->qhead = (s->qhead + 1) % SERVE_MAX_QUEUED;
-        s->qlen--;
-        /* freed before the fork: a child that ends by exit() holds nothing
-         * of the server's on its heap */
-        snprintf(line, sizeof line, "%s", q);
-        free(q);
+        /* copied out: start() splits it in place */
+        snprintf(line, sizeof line, "%s", queue_pop(s));
         start(s, line);
     }
 }
@@ -453,8 +496,8 @@ static void settle_capture(child *k, int st, char *line, size_t cap) {
     }
     /* reported: its output is wanted in full (a failure to write it shows
      * as files the runner cannot read) */
-    write_capture(k->out_fd, k->out_path);
-    write_capture(k->err_fd, k->err_path);
+    write_capture(k->out_fd, out_path(k));
+    write_capture(k->err_fd, err_path(k));
 }
 
 /* Kills the children past their limit (their status comes as they end);
@@ -509,7 +552,8 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
      * for all children, which must not see the setting */
     const char *bind = getenv("LD_BIND_NOW");
     if (bind && strcmp(bind, "oxl-serve") == 0) unsetenv("LD_BIND_NOW");
-    server s = {.run = run, .ctx = ctx, .devnull = open("/dev/null", O_RDWR)};
+    static server s; /* static: what a child inherits of it stays reachable (start) */
+    s = (server){.run = run, .ctx = ctx, .devnull = open("/dev/null", O_RDWR)};
     if (s.devnull < 0 || pipe(chld_pipe) != 0) {
         fprintf(stderr, "error: --serve: cannot set up: %s\n", strerror(errno));
         return 2;
@@ -576,7 +620,6 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     test_isolate_kill_all();
     for (size_t i = 0; i < s.nkids; i++) drop_child(&s.kids[i]);
     free(s.kids);
-    for (size_t i = 0; i < s.qlen; i++) free(s.queue[(s.qhead + i) % SERVE_MAX_QUEUED]);
-    free(s.queue);
+    free(s.qtext);
     return 0;
 }
