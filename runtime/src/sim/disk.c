@@ -79,7 +79,28 @@ static inline sim_kv_entry *kv_item(const sim_kv *kv, size_t n) {
     return &kv->chunks[n >> SIM_KV_CHUNK_BITS][n & (SIM_KV_CHUNK - 1)];
 }
 
-static uint64_t key_hash(const char *key, size_t len) { return sim_text_hash(key, len); }
+/* Eight bytes a step, then splitmix64's finalizer so the low bits the
+ * index masks with depend on every byte. Only the index's layout depends
+ * on it, and nothing depends on that. */
+static uint64_t key_hash(const char *key, size_t len) {
+    const uint64_t mul = UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t h = (uint64_t)len * mul;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, key + i, 8);
+        h = (h ^ w) * mul;
+        h ^= h >> 29;
+    }
+    uint64_t tail = 0;
+    for (size_t k = 0; i + k < len; k++) tail |= (uint64_t)(unsigned char)key[i + k] << (8 * k);
+    h ^= tail;
+    h ^= h >> 30;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94d049bb133111eb);
+    return h ^ (h >> 31);
+}
 
 /* The index slot of key: where it is, or the empty slot where it would go. */
 static size_t kv_slot(const sim_kv *kv, uint64_t hash, const char *key, size_t len) {
