@@ -93,7 +93,14 @@ static uint64_t key_hash(const char *key, size_t len) {
         h ^= h >> 29;
     }
     uint64_t tail = 0;
-    for (size_t k = 0; i + k < len; k++) tail |= (uint64_t)(unsigned char)key[i + k] << (8 * k);
+    size_t k = 0;
+    if (len - i >= 4) {
+        uint32_t w;
+        memcpy(&w, key + i, 4);
+        tail = w;
+        k = 4;
+    }
+    for (; i + k < len; k++) tail |= (uint64_t)(unsigned char)key[i + k] << (8 * k);
     h ^= tail;
     h ^= h >> 30;
     h *= UINT64_C(0xbf58476d1ce4e5b9);
@@ -171,6 +178,14 @@ static void kv_delete(sim_kv *kv, uint64_t hash, const char *key, size_t klen) {
     kv->count--;
 }
 
+/* A put or an append to an entry that exists. */
+static void kv_update(sim_kv_entry *e, sim_disk_op_type type, const void *val, size_t len) {
+    if (type == SIM_DISK_PUT)
+        bytes_set(&e->val, val, len);
+    else
+        bytes_append(&e->val, val, len);
+}
+
 static void kv_apply(sim_kv *kv, sim_disk_op_type type, uint64_t hash, const char *key, size_t klen,
                      const void *val, size_t len) {
     if (type == SIM_DISK_DEL) {
@@ -190,18 +205,14 @@ static void kv_apply(sim_kv *kv, sim_disk_op_type type, uint64_t hash, const cha
             kv->cap += SIM_KV_CHUNK;
         }
         sim_kv_entry *e = kv_item(kv, kv->count++);
-        memset(e, 0, sizeof *e);
         e->hash = hash;
+        e->key.heap = e->val.heap = NULL; /* bytes_set fills the rest */
         bytes_set(&e->key, key, klen);
         bytes_set(&e->val, val, len);
         kv->index[slot] = (uint32_t)kv->count;
         return;
     }
-    sim_kv_entry *e = kv_item(kv, kv->index[slot] - 1);
-    if (type == SIM_DISK_PUT)
-        bytes_set(&e->val, val, len);
-    else
-        bytes_append(&e->val, val, len);
+    kv_update(kv_item(kv, kv->index[slot] - 1), type, val, len);
 }
 
 /* ---- the disk ---- */
@@ -289,12 +300,20 @@ static int disk_write(oxl_disk *d, sim_disk_op_type type, const char *key, const
         d->pending = sim_xrealloc(d->pending, d->pending_cap * sizeof *d->pending);
     }
     sim_disk_undo *u = &d->pending[d->npending++];
-    memset(u, 0, sizeof *u);
     u->hash = hash;
+    u->key.heap = NULL; /* bytes_set fills the rest */
     bytes_set(&u->key, key, klen);
     u->existed = found != NULL;
-    if (found) bytes_copy(&u->old, &found->val);
-    kv_apply(&d->current, type, hash, key, klen, val, len);
+    if (found) {
+        bytes_copy(&u->old, &found->val);
+    } else {
+        u->old.heap = NULL;
+        u->old.len = 0;
+    }
+    if (found && type != SIM_DISK_DEL) /* the entry is where the lookup found it */
+        kv_update((sim_kv_entry *)found, type, val, len);
+    else
+        kv_apply(&d->current, type, hash, key, klen, val, len);
     d->sorted_ok = false;
     return OXL_DISK_OK;
 }
