@@ -118,7 +118,10 @@ bool raft_durable_read(oxl_disk *d, raft_durable *out, char *why, size_t cap) {
     } else if (rc != OXL_DISK_ENOENT) {
         return fail_with(why, cap, oxl_disk_strerror(rc));
     }
-    uint32_t log_cap = 64;
+    /* The keys are the meta record and the entries: room for all of them
+     * (and the sentinel) at once. */
+    size_t keys = oxl_disk_key_count(d);
+    uint32_t log_cap = keys < RAFT_MAX_LOG ? (uint32_t)keys + 2 : RAFT_MAX_LOG + 2;
     out->log = malloc(log_cap * sizeof *out->log); /* entries 1..last are filled in below */
     if (!out->log) return fail_with(why, cap, "out of memory");
     memset(&out->log[0], 0, sizeof out->log[0]); /* the sentinel: term 0, chain 0 */
