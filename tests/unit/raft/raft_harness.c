@@ -74,7 +74,7 @@ const char *raft_bug_what(raft_bug b) {
 /* ---- small helpers ---------------------------------------------------------------------------------- */
 static bool bug(const raft_server *s, raft_bug b) { return (s->cl->params.bugs & RAFT_BUG_BIT(b)) != 0; }
 static uint32_t bit(oxl_node_id n) { return 1u << n; }
-static int count(uint32_t set) { return __builtin_popcount(set); }
+static int count(uint32_t set) { return raft_count(set); }
 static int majority(uint32_t set) { return count(set) / 2 + 1; }
 static oxl_node_id self_id(const raft_server *s) { return s->ctx.node; }
 static oxl_disk *disk(const raft_server *s) { return oxl_ctx_disk(s->ctx); }

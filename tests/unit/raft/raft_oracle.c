@@ -286,7 +286,7 @@ static void check_cluster(raft_oracle *o, uint32_t changed) {
             who |= 1u << n;
         }
     }
-    if (holders < __builtin_popcount(members) / 2 + 1) {
+    if (holders < raft_count(members) / 2 + 1) {
         char held[RAFT_MAX_SERVERS * (OXL_SIM_NAME_MAX + 1) + 8], of[sizeof held];
         raft_format_members(o->w, who, held, sizeof held);
         raft_format_members(o->w, members, of, sizeof of);

@@ -42,7 +42,7 @@ void raft_entry_encode(const raft_entry *e, unsigned char *b) {
 }
 
 bool raft_entry_decode(const unsigned char *b, raft_entry *e) {
-    memset(e, 0, sizeof *e);
+    e->hash = e->chain = 0; /* every other field is read below */
     e->term = raft_get32(b);
     e->type = b[4];
     e->cmd.op = b[5];
