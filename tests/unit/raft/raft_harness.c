@@ -626,6 +626,7 @@ static void server_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const
 /* ---- boot and recovery ------------------------------------------------------------------------------------------------ */
 static void server_start(oxl_process *self, oxl_ctx c) {
     raft_server *s = (raft_server *)self;
+    s->cl->epoch[c.node]++;
     raft_durable d;
     char why[96];
     if (!raft_durable_read(oxl_ctx_disk(c), &d, why, sizeof why)) {
@@ -655,6 +656,7 @@ static void server_start(oxl_process *self, oxl_ctx c) {
 static void server_destroy(oxl_process *self) {
     raft_server *s = (raft_server *)self;
     s->cl->changed |= bit(self_id(s)); /* a crash, or the world's end */
+    s->cl->epoch[self_id(s)]++;
     free(s->log);
     free(s->applied_hash);
     free(s);

@@ -34,8 +34,9 @@ static const char *const invariant_names[INV_COUNT] = {
 };
 
 typedef struct view {
-    const raft_server *srv; /* the live process, NULL when down: a process
-                               changes only at a boot or a crash, which mark it */
+    raft_server *srv; /* the live process, NULL when down: a process
+                         changes only at a boot or a crash, which mark it */
+    uint32_t epoch;   /* raft_cluster.epoch when srv, up and incarnation were read */
     bool up;
     uint32_t incarnation;
     uint64_t version;
@@ -315,20 +316,23 @@ static void observe(raft_oracle *o) {
         oxl_node_id n = __builtin_ctz(left);
         if (n >= o->cl->params.servers) break;
         view *v = &o->v[n];
-        bool up = oxl_world_is_up(o->w, n);
-        uint32_t inc = oxl_world_incarnation(o->w, n);
-        if (up != v->up || inc != v->incarnation) {
-            /* A crash or a boot: everything is looked at again. */
-            v->up = up;
-            v->incarnation = inc;
-            v->registered = v->committed = v->applied = 0;
-            v->version = UINT64_MAX;
-            if (!up) load_durable(o, n);
-            changed |= 1u << n;
-            o->holders_changed = true;
+        if (o->cl->epoch[n] != v->epoch) { /* a boot or a destroy since the last look */
+            v->epoch = o->cl->epoch[n];
+            bool up = oxl_world_is_up(o->w, n);
+            uint32_t inc = oxl_world_incarnation(o->w, n);
+            if (up != v->up || inc != v->incarnation) {
+                /* A crash or a boot: everything is looked at again. */
+                v->up = up;
+                v->incarnation = inc;
+                v->registered = v->committed = v->applied = 0;
+                v->version = UINT64_MAX;
+                if (!up) load_durable(o, n);
+                changed |= 1u << n;
+                o->holders_changed = true;
+            }
+            v->srv = up ? raft_server_of(o->w, o->cl, n) : NULL;
         }
-        raft_server *s = up ? raft_server_of(o->w, o->cl, n) : NULL;
-        v->srv = s;
+        raft_server *s = v->srv;
         if (!s || s->version == v->version) continue;
         if (v->version == UINT64_MAX) check_promise(o, n, s); /* just booted */
         v->version = s->version;
@@ -362,7 +366,10 @@ raft_oracle *raft_oracle_new(oxl_world *w, raft_cluster *cl) {
     if (!o) return NULL;
     o->w = w;
     o->cl = cl;
-    for (int i = 0; i < RAFT_MAX_SERVERS; i++) o->v[i].version = UINT64_MAX;
+    for (int i = 0; i < RAFT_MAX_SERVERS; i++) {
+        o->v[i].version = UINT64_MAX;
+        o->v[i].epoch = cl->epoch[i] - 1; /* the first look reads the world */
+    }
     oxl_world_add_invariant(w, "raft", invariants, o);
     return o;
 }
