@@ -75,7 +75,39 @@ static bool bytes_equal(const sim_bytes *b, const char *p, size_t len) {
 
 /* ---- a hash-indexed key/value map ---- */
 
-static uint64_t key_hash(const char *key, size_t len) { return sim_text_hash(key, len); }
+static inline sim_kv_entry *kv_item(const sim_kv *kv, size_t n) {
+    return &kv->chunks[n >> SIM_KV_CHUNK_BITS][n & (SIM_KV_CHUNK - 1)];
+}
+
+/* Eight bytes a step, then splitmix64's finalizer so the low bits the
+ * index masks with depend on every byte. Only the index's layout depends
+ * on it, and nothing depends on that. */
+static uint64_t key_hash(const char *key, size_t len) {
+    const uint64_t mul = UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t h = (uint64_t)len * mul;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, key + i, 8);
+        h = (h ^ w) * mul;
+        h ^= h >> 29;
+    }
+    uint64_t tail = 0;
+    size_t k = 0;
+    if (len - i >= 4) {
+        uint32_t w;
+        memcpy(&w, key + i, 4);
+        tail = w;
+        k = 4;
+    }
+    for (; i + k < len; k++) tail |= (uint64_t)(unsigned char)key[i + k] << (8 * k);
+    h ^= tail;
+    h ^= h >> 30;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94d049bb133111eb);
+    return h ^ (h >> 31);
+}
 
 /* The index slot of key: where it is, or the empty slot where it would go. */
 static size_t kv_slot(const sim_kv *kv, uint64_t hash, const char *key, size_t len) {
@@ -83,7 +115,7 @@ static size_t kv_slot(const sim_kv *kv, uint64_t hash, const char *key, size_t l
     for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
         uint32_t it = kv->index[i];
         if (!it) return i;
-        const sim_kv_entry *e = &kv->items[it - 1];
+        const sim_kv_entry *e = kv_item(kv, it - 1);
         if (e->hash == hash && bytes_equal(&e->key, key, len)) return i;
     }
 }
@@ -92,7 +124,7 @@ static size_t kv_slot(const sim_kv *kv, uint64_t hash, const char *key, size_t l
 static sim_kv_entry *kv_find(const sim_kv *kv, uint64_t hash, const char *key, size_t len) {
     if (!kv->count) return NULL;
     uint32_t it = kv->index[kv_slot(kv, hash, key, len)];
-    return it ? &kv->items[it - 1] : NULL;
+    return it ? kv_item(kv, it - 1) : NULL;
 }
 
 static void kv_reindex(sim_kv *kv, size_t cap) {
@@ -100,7 +132,7 @@ static void kv_reindex(sim_kv *kv, size_t cap) {
     kv->index = sim_xcalloc(cap, sizeof *kv->index);
     kv->index_cap = cap;
     for (size_t n = 0; n < kv->count; n++) {
-        size_t i = (size_t)kv->items[n].hash & (cap - 1);
+        size_t i = (size_t)kv_item(kv, n)->hash & (cap - 1);
         while (kv->index[i]) i = (i + 1) & (cap - 1);
         kv->index[i] = (uint32_t)(n + 1);
     }
@@ -108,10 +140,11 @@ static void kv_reindex(sim_kv *kv, size_t cap) {
 
 static void kv_clear(sim_kv *kv) {
     for (size_t i = 0; i < kv->count; i++) {
-        bytes_free(&kv->items[i].key);
-        bytes_free(&kv->items[i].val);
+        bytes_free(&kv_item(kv, i)->key);
+        bytes_free(&kv_item(kv, i)->val);
     }
-    free(kv->items);
+    for (size_t c = 0; c < kv->cap / SIM_KV_CHUNK; c++) free(kv->chunks[c]);
+    free(kv->chunks);
     free(kv->index);
     memset(kv, 0, sizeof *kv);
 }
@@ -122,12 +155,12 @@ static void kv_delete(sim_kv *kv, uint64_t hash, const char *key, size_t klen) {
     uint32_t it = kv->index[slot];
     if (!it) return;
     size_t n = it - 1;
-    bytes_free(&kv->items[n].key);
-    bytes_free(&kv->items[n].val);
+    bytes_free(&kv_item(kv, n)->key);
+    bytes_free(&kv_item(kv, n)->val);
     /* Backward-shift deletion keeps every other key reachable. */
     size_t hole = slot;
     for (size_t i = (slot + 1) & mask; kv->index[i]; i = (i + 1) & mask) {
-        size_t home = (size_t)kv->items[kv->index[i] - 1].hash & mask;
+        size_t home = (size_t)kv_item(kv, kv->index[i] - 1)->hash & mask;
         if (((i - home) & mask) >= ((i - hole) & mask)) {
             kv->index[hole] = kv->index[i];
             hole = i;
@@ -137,11 +170,20 @@ static void kv_delete(sim_kv *kv, uint64_t hash, const char *key, size_t klen) {
     /* The last entry fills the array's hole. */
     size_t last = kv->count - 1;
     if (n != last) {
-        kv->items[n] = kv->items[last];
-        size_t s = kv_slot(kv, kv->items[n].hash, (const char *)bytes_data(&kv->items[n].key), kv->items[n].key.len);
+        sim_kv_entry *hole_e = kv_item(kv, n);
+        *hole_e = *kv_item(kv, last);
+        size_t s = kv_slot(kv, hole_e->hash, (const char *)bytes_data(&hole_e->key), hole_e->key.len);
         kv->index[s] = (uint32_t)(n + 1);
     }
     kv->count--;
+}
+
+/* A put or an append to an entry that exists. */
+static void kv_update(sim_kv_entry *e, sim_disk_op_type type, const void *val, size_t len) {
+    if (type == SIM_DISK_PUT)
+        bytes_set(&e->val, val, len);
+    else
+        bytes_append(&e->val, val, len);
 }
 
 static void kv_apply(sim_kv *kv, sim_disk_op_type type, uint64_t hash, const char *key, size_t klen,
@@ -154,22 +196,23 @@ static void kv_apply(sim_kv *kv, sim_disk_op_type type, uint64_t hash, const cha
     size_t slot = kv_slot(kv, hash, key, klen);
     if (!kv->index[slot]) {
         if (kv->count == kv->cap) {
-            kv->cap = kv->cap ? kv->cap * 2 : 64;
-            kv->items = sim_xrealloc(kv->items, kv->cap * sizeof *kv->items);
+            size_t c = kv->cap / SIM_KV_CHUNK;
+            if (c == kv->chunks_cap) {
+                kv->chunks_cap = kv->chunks_cap ? kv->chunks_cap * 2 : 8;
+                kv->chunks = sim_xrealloc(kv->chunks, kv->chunks_cap * sizeof *kv->chunks);
+            }
+            kv->chunks[c] = sim_xmalloc(SIM_KV_CHUNK * sizeof **kv->chunks);
+            kv->cap += SIM_KV_CHUNK;
         }
-        sim_kv_entry *e = &kv->items[kv->count++];
-        memset(e, 0, sizeof *e);
+        sim_kv_entry *e = kv_item(kv, kv->count++);
         e->hash = hash;
+        e->key.heap = e->val.heap = NULL; /* bytes_set fills the rest */
         bytes_set(&e->key, key, klen);
         bytes_set(&e->val, val, len);
         kv->index[slot] = (uint32_t)kv->count;
         return;
     }
-    sim_kv_entry *e = &kv->items[kv->index[slot] - 1];
-    if (type == SIM_DISK_PUT)
-        bytes_set(&e->val, val, len);
-    else
-        bytes_append(&e->val, val, len);
+    kv_update(kv_item(kv, kv->index[slot] - 1), type, val, len);
 }
 
 /* ---- the disk ---- */
@@ -257,12 +300,20 @@ static int disk_write(oxl_disk *d, sim_disk_op_type type, const char *key, const
         d->pending = sim_xrealloc(d->pending, d->pending_cap * sizeof *d->pending);
     }
     sim_disk_undo *u = &d->pending[d->npending++];
-    memset(u, 0, sizeof *u);
     u->hash = hash;
+    u->key.heap = NULL; /* bytes_set fills the rest */
     bytes_set(&u->key, key, klen);
     u->existed = found != NULL;
-    if (found) bytes_copy(&u->old, &found->val);
-    kv_apply(&d->current, type, hash, key, klen, val, len);
+    if (found) {
+        bytes_copy(&u->old, &found->val);
+    } else {
+        u->old.heap = NULL;
+        u->old.len = 0;
+    }
+    if (found && type != SIM_DISK_DEL) /* the entry is where the lookup found it */
+        kv_update((sim_kv_entry *)found, type, val, len);
+    else
+        kv_apply(&d->current, type, hash, key, klen, val, len);
     d->sorted_ok = false;
     return OXL_DISK_OK;
 }
@@ -319,7 +370,7 @@ const char *oxl_disk_key_at(const oxl_disk *cd, size_t i) {
         d->nsorted = d->current.count;
         d->sorted = sim_xmalloc((d->nsorted ? d->nsorted : 1) * sizeof *d->sorted);
         for (size_t k = 0; k < d->nsorted; k++) {
-            const sim_bytes *key = &d->current.items[k].key;
+            const sim_bytes *key = &kv_item(&d->current, k)->key;
             char *s = sim_xmalloc((size_t)key->len + 1);
             memcpy(s, bytes_data(key), key->len);
             s[key->len] = 0;

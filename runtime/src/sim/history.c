@@ -13,6 +13,7 @@
  * Depends on libc and oxl_sim.h only; no global mutable state.
  */
 #include "history_internal.h"
+#include "sim_sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -242,11 +243,10 @@ typedef struct key_ref {
     uint32_t id;
 } key_ref;
 
-static int cmp_key_ref(const void *x, const void *y) {
-    const key_ref *a = x, *b = y;
-    if (a->key != b->key) return (a->key > b->key) - (a->key < b->key);
-    return (a->id > b->id) - (a->id < b->id);
+static inline bool key_ref_less(const key_ref *a, const key_ref *b) {
+    return a->key != b->key ? a->key < b->key : a->id < b->id;
 }
+SIM_SORT_DEFINE(sort_key_refs, key_ref, key_ref_less)
 
 static const char *plural(size_t n) {
     return n == 1 ? "" : "s";
@@ -326,7 +326,7 @@ oxl_lin_result oxl_check_register(const oxl_history *h, int64_t initial, uint64_
     size_t n_refs = 0;
     for (uint32_t i = 0; i < h->count; i++)
         if (h->ops[i].status != OP_FAIL) refs[n_refs++] = (key_ref){.key = h->ops[i].key, .id = i};
-    qsort(refs, n_refs, sizeof *refs, cmp_key_ref);
+    sort_key_refs(refs, n_refs);
 
     uint64_t explored = 0;
     size_t n_failing = 0, n_undecided = 0;

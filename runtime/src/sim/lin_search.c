@@ -14,6 +14,7 @@
  * Everything is bounded: states per search and memo memory. Hash tables only
  * answer membership; no result depends on their order. */
 #include "history_internal.h"
+#include "sim_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -285,10 +286,8 @@ typedef struct frame {
     int64_t state;  /* the register value before it */
 } frame;
 
-static int cmp_node_seq(const void *x, const void *y) {
-    uint32_t a = ((const list_node *)x)->seq, b = ((const list_node *)y)->seq;
-    return (a > b) - (a < b);
-}
+static inline bool node_seq_less(const list_node *a, const list_node *b) { return a->seq < b->seq; }
+SIM_SORT_DEFINE(sort_nodes_by_seq, list_node, node_seq_less)
 
 static void list_unlink(list_node *n, uint32_t x) {
     n[n[x].prev].next = n[x].next;
@@ -322,13 +321,13 @@ typedef struct twin_key {
     uint8_t kind;
 } twin_key;
 
-static int cmp_twin_key(const void *x, const void *y) {
-    const twin_key *p = x, *q = y;
-    if (p->kind != q->kind) return (p->kind > q->kind) - (p->kind < q->kind);
-    if (p->a != q->a) return (p->a > q->a) - (p->a < q->a);
-    if (p->b != q->b) return (p->b > q->b) - (p->b < q->b);
-    return (p->op > q->op) - (p->op < q->op);
+static inline bool twin_key_less(const twin_key *p, const twin_key *q) {
+    if (p->kind != q->kind) return p->kind < q->kind;
+    if (p->a != q->a) return p->a < q->a;
+    if (p->b != q->b) return p->b < q->b;
+    return p->op < q->op;
 }
+SIM_SORT_DEFINE(sort_twin_keys, twin_key, twin_key_less)
 
 static bool find_twins(const lin_op *ops, size_t n, uint32_t *twin) {
     twin_key *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -339,7 +338,7 @@ static bool find_twins(const lin_op *ops, size_t n, uint32_t *twin) {
         if (!ops[i].completed)
             keys[m++] = (twin_key){.a = ops[i].a, .b = ops[i].b, .op = (uint32_t)i, .kind = ops[i].kind};
     }
-    qsort(keys, m, sizeof *keys, cmp_twin_key);
+    sort_twin_keys(keys, m);
     for (size_t j = 1; j < m; j++)
         if (keys[j].kind == keys[j - 1].kind && keys[j].a == keys[j - 1].a && keys[j].b == keys[j - 1].b)
             twin[keys[j].op] = keys[j - 1].op;
@@ -394,7 +393,7 @@ static sim_lin_outcome search_register(const lin_op *ops, size_t n, int64_t init
         }
     }
     assert(k == n_entries + 1 && n_done == completed && n_used == n_info);
-    qsort(nodes + 1, n_entries, sizeof *nodes, cmp_node_seq);
+    sort_nodes_by_seq(nodes + 1, n_entries);
     for (uint32_t x = 1; x <= n_entries; x++) {
         nodes[x].prev = x - 1;
         nodes[x].next = x + 1;
@@ -494,10 +493,8 @@ finish:
 }
 
 /* ---- one key's ops at a cut ---------------------------------------------------------------------- */
-static int cmp_i64(const void *x, const void *y) {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
+static inline bool i64_less(const int64_t *a, const int64_t *b) { return *a < *b; }
+SIM_SORT_DEFINE(sort_i64, int64_t, i64_less)
 
 /* The starting values worth trying when any will do: the register's value
  * matters only through comparisons with what reads returned and what cas
@@ -509,7 +506,7 @@ static size_t starting_values(const lin_op *ops, size_t n, int64_t *out) {
         if (ops[i].kind == OXL_OP_READ && ops[i].completed) out[m++] = ops[i].out;
         if (ops[i].kind == OXL_OP_CAS) out[m++] = ops[i].a;
     }
-    qsort(out, m, sizeof *out, cmp_i64);
+    sort_i64(out, m);
     size_t k = 0;
     for (size_t i = 0; i < m; i++)
         if (k == 0 || out[k - 1] != out[i]) out[k++] = out[i];

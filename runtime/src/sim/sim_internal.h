@@ -96,12 +96,17 @@ typedef struct sim_kv_entry {
     sim_bytes val;
 } sim_kv_entry;
 
-/* A key/value map: entries in a dense array (a delete moves the last entry
- * into the hole, so the order is a function of the writes alone) and an
- * open-addressing index on the key hash. */
+/* A key/value map: entries in a dense sequence (a delete moves the last
+ * entry into the hole, so the order is a function of the writes alone) and
+ * an open-addressing index on the key hash. The sequence is stored in
+ * chunks of SIM_KV_CHUNK entries that never move, so growing it copies
+ * pointers, not entries. */
+#define SIM_KV_CHUNK_BITS 7
+#define SIM_KV_CHUNK ((size_t)1 << SIM_KV_CHUNK_BITS)
 typedef struct sim_kv {
-    sim_kv_entry *items;
-    size_t count, cap;
+    sim_kv_entry **chunks; /* entry n: chunks[n >> SIM_KV_CHUNK_BITS][n % SIM_KV_CHUNK] */
+    size_t count, cap;     /* cap: entries the allocated chunks hold */
+    size_t chunks_cap;
     uint32_t *index;   /* item + 1; 0 = empty; linear probing */
     size_t index_cap;  /* a power of two, more than twice count */
 } sim_kv;

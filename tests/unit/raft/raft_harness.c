@@ -74,7 +74,7 @@ const char *raft_bug_what(raft_bug b) {
 /* ---- small helpers ---------------------------------------------------------------------------------- */
 static bool bug(const raft_server *s, raft_bug b) { return (s->cl->params.bugs & RAFT_BUG_BIT(b)) != 0; }
 static uint32_t bit(oxl_node_id n) { return 1u << n; }
-static int count(uint32_t set) { return __builtin_popcount(set); }
+static int count(uint32_t set) { return raft_count(set); }
 static int majority(uint32_t set) { return count(set) / 2 + 1; }
 static oxl_node_id self_id(const raft_server *s) { return s->ctx.node; }
 static oxl_disk *disk(const raft_server *s) { return oxl_ctx_disk(s->ctx); }
@@ -626,6 +626,7 @@ static void server_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const
 /* ---- boot and recovery ------------------------------------------------------------------------------------------------ */
 static void server_start(oxl_process *self, oxl_ctx c) {
     raft_server *s = (raft_server *)self;
+    s->cl->epoch[c.node]++;
     raft_durable d;
     char why[96];
     if (!raft_durable_read(oxl_ctx_disk(c), &d, why, sizeof why)) {
@@ -655,6 +656,7 @@ static void server_start(oxl_process *self, oxl_ctx c) {
 static void server_destroy(oxl_process *self) {
     raft_server *s = (raft_server *)self;
     s->cl->changed |= bit(self_id(s)); /* a crash, or the world's end */
+    s->cl->epoch[self_id(s)]++;
     free(s->log);
     free(s->applied_hash);
     free(s);

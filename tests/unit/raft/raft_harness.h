@@ -79,11 +79,15 @@ const char *raft_params_check(const raft_params *p);
 /* What every server of one world shares: its parameters, and the servers
  * whose state changed since an oracle last looked (a bitmask: a server
  * sets its bit when its role, term, vote, log, commit or applied index
- * changes, when it boots and when it is destroyed). Keep it alive as long
- * as the world. */
+ * changes, when it boots and when it is destroyed), and a count of boots
+ * and destroys per server. Keep it alive as long as the world. */
 typedef struct raft_cluster {
     raft_params params;
     uint32_t changed;
+    /* per server, bumped at every boot and every destroy (crash or the
+     * world's end): while it stands still the server is the same process
+     * in the same incarnation */
+    uint32_t epoch[RAFT_MAX_SERVERS];
 } raft_cluster;
 
 /* ---- the log and the state machine ----------------------------------------------------------- */

@@ -42,7 +42,7 @@ void raft_entry_encode(const raft_entry *e, unsigned char *b) {
 }
 
 bool raft_entry_decode(const unsigned char *b, raft_entry *e) {
-    memset(e, 0, sizeof *e);
+    e->hash = e->chain = 0; /* every other field is read below */
     e->term = raft_get32(b);
     e->type = b[4];
     e->cmd.op = b[5];
@@ -64,10 +64,14 @@ bool raft_entry_decode(const unsigned char *b, raft_entry *e) {
 
 /* "log/00000042": fixed width, so the disk's sorted keys are in log order. */
 static void log_key(char *k, uint32_t index) {
+    /* two digits a step: every store and every boot's read makes one */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     memcpy(k, "log/", 4);
-    for (int i = 11; i >= 4; i--) {
-        k[i] = (char)('0' + index % 10);
-        index /= 10;
+    for (int i = 10; i >= 4; i -= 2) {
+        memcpy(k + i, pairs + 2 * (index % 100), 2);
+        index /= 100;
     }
     k[12] = 0;
 }
@@ -114,9 +118,13 @@ bool raft_durable_read(oxl_disk *d, raft_durable *out, char *why, size_t cap) {
     } else if (rc != OXL_DISK_ENOENT) {
         return fail_with(why, cap, oxl_disk_strerror(rc));
     }
-    uint32_t log_cap = 64;
-    out->log = calloc(log_cap, sizeof *out->log);
+    /* The keys are the meta record and the entries: room for all of them
+     * (and the sentinel) at once. */
+    size_t keys = oxl_disk_key_count(d);
+    uint32_t log_cap = keys < RAFT_MAX_LOG ? (uint32_t)keys + 2 : RAFT_MAX_LOG + 2;
+    out->log = malloc(log_cap * sizeof *out->log); /* entries 1..last are filled in below */
     if (!out->log) return fail_with(why, cap, "out of memory");
+    memset(&out->log[0], 0, sizeof out->log[0]); /* the sentinel: term 0, chain 0 */
     for (uint32_t i = 1; i <= RAFT_MAX_LOG; i++) {
         char k[LOG_KEY_BYTES];
         log_key(k, i);
