@@ -51,7 +51,6 @@ typedef int64_t oxl_dur_ns;  /* virtual duration, ns */
 #define OXL_SIM_NAME_MAX 63             /* bytes of a node name */
 #define OXL_SIM_MAX_MESSAGE (1u << 20)  /* bytes of one message */
 #define OXL_SIM_MAX_INVARIANTS 64
-#define OXL_SIM_MAX_PENDING (1u << 24) /* events queued at once */
 #define OXL_DISK_MAX_KEY 255            /* bytes of a disk key */
 #define OXL_DISK_MAX_VALUE (1u << 20)   /* bytes of a disk value */
 #define OXL_DISK_MAX_ENTRIES 65536      /* keys per disk */

@@ -10,13 +10,8 @@
 
 #define DESCRIBE_MAX_MESSAGES 32
 
-typedef struct queued_msg {
-    uint64_t time, tie;
-    uint32_t slot;
-} queued_msg;
-
-static int cmp_msg(const void *a, const void *b) {
-    const queued_msg *x = a, *y = b;
+static int cmp_item(const void *a, const void *b) {
+    const sim_heap_item *x = a, *y = b;
     if (x->time != y->time) return x->time < y->time ? -1 : 1;
     return x->tie < y->tie ? -1 : x->tie > y->tie;
 }
@@ -29,19 +24,16 @@ void oxl_world_describe(const oxl_world *w, const char *indent, FILE *out) {
     if (!w || !out) return;
     if (!indent) indent = "";
     /* messages in flight, by arrival */
-    const sim_evq *q = &w->queue;
-    queued_msg *msgs = sim_xmalloc((q->len ? q->len : 1) * sizeof *msgs);
+    sim_heap_item *msgs = sim_xmalloc((w->heap_len ? w->heap_len : 1) * sizeof *msgs);
     size_t n = 0;
-    for (uint32_t slot = 0; slot < q->used; slot++) {
-        if (!sim_evq_queued(q, slot) || ((const sim_event *)sim_evq_payload(q, slot))->type != SIM_DELIVER) continue;
-        msgs[n++] = (queued_msg){q->ent[slot].time, q->ent[slot].tie, slot};
-    }
-    qsort(msgs, n, sizeof *msgs, cmp_msg);
+    for (size_t i = w->heap_hole ? 1 : 0; i < w->heap_len; i++) /* a taken top is no longer queued */
+        if (w->pool[w->heap[i].slot].type == SIM_DELIVER) msgs[n++] = w->heap[i];
+    qsort(msgs, n, sizeof *msgs, cmp_item);
     for (size_t i = 0; i < n && i < DESCRIBE_MAX_MESSAGES; i++) {
-        const sim_event *ev = sim_evq_payload(q, msgs[i].slot);
+        const sim_event *ev = &w->pool[msgs[i].slot];
         fprintf(out, "%smessage %s -> %s (%" PRIu32 " bytes) in flight, arriving at ", indent,
                 oxl_world_node_name(w, ev->from), oxl_world_node_name(w, ev->node), ev->len);
-        put_time(out, (oxl_time_ns)msgs[i].time);
+        put_time(out, msgs[i].time);
         fputc('\n', out);
     }
     if (n > DESCRIBE_MAX_MESSAGES) fprintf(out, "%s... and %zu more messages in flight\n", indent, n - DESCRIBE_MAX_MESSAGES);

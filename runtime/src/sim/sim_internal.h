@@ -5,7 +5,6 @@
 #define OXL_SIM_INTERNAL_H
 
 #include "oxl_sim.h"
-#include "event_queue.h"
 
 #define SIM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -53,6 +52,8 @@ typedef struct sim_event {
     oxl_node_id node;      /* target node */
     oxl_node_id from;      /* sender of a message */
     uint32_t incarnation;  /* timers: the incarnation that set it */
+    uint32_t gen;          /* bumped when the slot is reused (timer ids) */
+    uint32_t heap_pos;     /* where it is in the heap while queued */
     uint32_t label;
     uint32_t len;          /* message length */
     uint64_t seq;
@@ -79,6 +80,12 @@ typedef struct sim_event {
         } wake;
     } u;
 } sim_event;
+
+typedef struct sim_heap_item {
+    oxl_time_ns time;
+    uint64_t tie;  /* (seeded draw << 40) | seq, or seq alone */
+    uint32_t slot; /* index into the event pool */
+} sim_heap_item;
 
 /* ---- disk ---- */
 #define SIM_DISK_INLINE 32 /* keys and values up to this many bytes live inside their entry */
@@ -187,8 +194,13 @@ struct oxl_world {
     uint64_t next_seq;
     uint64_t events_run;
 
-    sim_evq queue;        /* payloads are sim_events; tie = (seeded draw << 40) | seq, or seq alone */
-    sim_event spill;      /* where an event past OXL_SIM_MAX_PENDING is written, never queued */
+    sim_heap_item *heap;
+    size_t heap_len, heap_cap;
+    bool heap_hole; /* heap[0] was taken and not yet filled (world.c, heap_settle) */
+    sim_event *pool;
+    uint32_t pool_len, pool_cap;
+    uint32_t *free_slots;
+    uint32_t free_len;
 
     sim_node *nodes;
     int nnodes, nodes_cap;

@@ -1,10 +1,10 @@
 /* world.c: the World: virtual time, the event queue, nodes and their
  * incarnations, node contexts, node faults, oracles.
  *
- * One door: every effect that happens later is an event in one queue
- * (event_queue.c) keyed (time, tie), where tie is the sequence number, with
- * a seeded draw in its high bits when randomize_ties is on. Nothing is ever
- * ordered by an address. */
+ * One door: every effect that happens later is an event in one binary heap
+ * keyed (time, tie), where tie is the sequence number, with a seeded draw in
+ * its high bits when randomize_ties is on. Nothing is ever ordered by an
+ * address. */
 #include "sim_internal.h"
 #include "fence/fence.h"
 
@@ -137,11 +137,17 @@ oxl_world *oxl_world_new(const oxl_world_options *opt) {
     oxl_rng_seed(&w->fault_rng, seed, "faults");
     oxl_rng_seed(&w->dead_rng, seed, "dead");
     w->running_node = OXL_NO_NODE;
-    sim_evq_init(&w->queue, sizeof(sim_event), OXL_SIM_MAX_PENDING);
+    w->heap_cap = 256;
+    w->heap = sim_xmalloc(w->heap_cap * sizeof *w->heap);
+    w->pool_cap = 256;
+    w->pool = sim_xmalloc(w->pool_cap * sizeof *w->pool);
+    w->free_slots = sim_xmalloc(w->pool_cap * sizeof *w->free_slots);
     /* Options are validated like any other call: a bad range is a misuse. */
     if (oxl_net_latency(w, w->opt.latency_min, w->opt.latency_max) != OXL_OK) w->lat_min = w->lat_max = 0;
     return w;
 }
+
+static inline void heap_settle(oxl_world *w);
 
 static void event_release_payload(sim_event *ev) {
     if (ev->type == SIM_DELIVER && ev->u.msg.heap_data) {
@@ -157,8 +163,8 @@ void sim_destroy_doomed(oxl_world *w) {
 
 void oxl_world_free(oxl_world *w) {
     if (!w) return;
-    for (uint32_t slot = 0; slot < w->queue.used; slot++)
-        if (sim_evq_queued(&w->queue, slot)) event_release_payload(sim_evq_payload(&w->queue, slot));
+    heap_settle(w);
+    for (size_t i = 0; i < w->heap_len; i++) event_release_payload(&w->pool[w->heap[i].slot]);
     for (int i = 0; i < w->nnodes; i++) {
         sim_node *n = &w->nodes[i];
         if (n->proc) n->proc->ops->destroy(n->proc);
@@ -170,7 +176,9 @@ void oxl_world_free(oxl_world *w) {
     sim_net_free(w);
     sim_faults_free(w);
     free(w->nodes);
-    sim_evq_free(&w->queue);
+    free(w->heap);
+    free(w->pool);
+    free(w->free_slots);
     for (size_t i = 0; i < w->nstrings; i++) free(w->strings[i]);
     free(w->strings);
     free(w->failure);
@@ -183,7 +191,7 @@ void oxl_world_free(oxl_world *w) {
 uint64_t oxl_world_seed(const oxl_world *w) { return w->opt.seed; }
 oxl_time_ns oxl_world_now(const oxl_world *w) { return w->now; }
 uint64_t oxl_world_event_count(const oxl_world *w) { return w->events_run; }
-size_t oxl_world_pending(const oxl_world *w) { return w->queue.len; }
+size_t oxl_world_pending(const oxl_world *w) { return w->heap_len - (w->heap_hole ? 1 : 0); }
 oxl_rng *oxl_world_rng(oxl_world *w) { return &w->fault_rng; }
 
 /* ---- failure ---- */
@@ -234,22 +242,158 @@ const char *oxl_world_strf(oxl_world *w, const char *fmt, ...) {
     return s;
 }
 
-/* ---- the event queue (event_queue.c) ---- */
+/* ---- the event queue ---- */
 
-static inline sim_event *event_at(const oxl_world *w, uint32_t slot) { return sim_evq_payload(&w->queue, slot); }
+/* Times are never negative (nothing can be scheduled in the past), so
+ * (time, tie) compares as one unsigned 128-bit number: one branch, not
+ * two. */
+static inline unsigned __int128 heap_key(const sim_heap_item *a) {
+    return (unsigned __int128)(uint64_t)a->time << 64 | a->tie;
+}
+
+static inline bool heap_less(const sim_heap_item *a, const sim_heap_item *b) { return heap_key(a) < heap_key(b); }
+
+/* Every item placed in the heap tells its event where it is, so a
+ * cancelled event leaves the heap at once (heap_remove) instead of
+ * lingering until its time: a run with many abandoned timeouts (every rpc
+ * call's deadline) keeps a small heap. */
+static inline void heap_place(oxl_world *w, size_t i, sim_heap_item it) {
+    w->heap[i] = it;
+    w->pool[it.slot].heap_pos = (uint32_t)i;
+}
+
+/* The heap is 4-ary: children of i are 4i+1 .. 4i+4. Half the levels of a
+ * binary heap, and the four children of a node are adjacent, loaded at
+ * once and compared without a branch; a walk down is a chain of loads as
+ * long as the depth. 8-ary compares more than it saves (a tick of
+ * bench/time_compression: 75 ns at 4, 100 at 8). The order of events is
+ * the keys' alone, whatever the heap's shape. */
+#define HEAP_ARITY 4
+
+/* Puts `it` at hole i, or higher while its parent is later. */
+static inline void heap_sift_up(oxl_world *w, size_t i, sim_heap_item it) {
+    sim_heap_item *h = w->heap;
+    unsigned __int128 key = heap_key(&it);
+    while (i > 0) {
+        size_t parent = (i - 1) / HEAP_ARITY;
+        if (key >= heap_key(&h[parent])) break;
+        heap_place(w, i, h[parent]);
+        i = parent;
+    }
+    heap_place(w, i, it);
+}
+
+static void heap_fill(oxl_world *w, size_t i, sim_heap_item last);
+
+static void heap_push(oxl_world *w, sim_heap_item it) {
+    if (w->heap_hole) { /* the top was taken: the new item fills its place */
+        w->heap_hole = false;
+        heap_fill(w, 0, it);
+        return;
+    }
+    if (w->heap_len == w->heap_cap) {
+        w->heap_cap *= 2;
+        w->heap = sim_xrealloc(w->heap, w->heap_cap * sizeof *w->heap);
+    }
+    heap_sift_up(w, w->heap_len++, it);
+}
+
+/* The earliest of the children first .. first+3 (all present). */
+static inline size_t heap_min4(const sim_heap_item *h, size_t first) {
+    size_t a = first + (heap_less(&h[first + 1], &h[first]) ? 1 : 0);
+    size_t b = first + 2 + (heap_less(&h[first + 3], &h[first + 2]) ? 1 : 0);
+    return heap_less(&h[b], &h[a]) ? b : a;
+}
+
+/* Fills hole i with `last` (an item taken off the end): Floyd's walk of the
+ * hole down to a leaf along the earliest children (no comparison with
+ * `last`), then `last` rises from there. The last item is a leaf's, so it
+ * rarely rises far. */
+static void heap_fill(oxl_world *w, size_t i, sim_heap_item last) {
+    sim_heap_item *h = w->heap;
+    size_t n = w->heap_len;
+    for (;;) {
+        size_t first = HEAP_ARITY * i + 1;
+        size_t child;
+        if (first + HEAP_ARITY <= n) {
+            child = heap_min4(h, first);
+        } else {
+            if (first >= n) break;
+            child = first;
+            for (size_t c = first + 1; c < n; c++)
+                if (heap_less(&h[c], &h[child])) child = c;
+        }
+        heap_place(w, i, h[child]);
+        i = child;
+    }
+    heap_sift_up(w, i, last);
+}
+
+/* A taken top is filled lazily: a wakeup's task mostly queues its next
+ * event right after it runs, and that event then fills the hole
+ * (heap_push): one walk down and a climb, where a pop and a push each
+ * walk. Every other use of the heap fills the hole first. */
+static inline void heap_settle(oxl_world *w) {
+    if (!w->heap_hole) return;
+    w->heap_hole = false;
+    size_t n = --w->heap_len;
+    if (n) heap_fill(w, 0, w->heap[n]);
+}
+
+/* Takes the top (the heap settled), leaving its place a hole. */
+static inline sim_heap_item heap_take_top(oxl_world *w) {
+    w->heap_hole = true;
+    return w->heap[0];
+}
+
+static sim_heap_item heap_pop(oxl_world *w) {
+    sim_heap_item top = w->heap[0];
+    size_t n = --w->heap_len;
+    if (n) heap_fill(w, 0, w->heap[n]);
+    return top;
+}
+
+/* Takes the item at position i out of the heap. */
+static void heap_remove(oxl_world *w, size_t i) {
+    size_t n = --w->heap_len;
+    if (i == n) return;
+    sim_heap_item last = w->heap[n];
+    if (i > 0 && heap_less(&last, &w->heap[(i - 1) / HEAP_ARITY]))
+        heap_sift_up(w, i, last); /* it belongs above the hole */
+    else
+        heap_fill(w, i, last);
+}
+
+static uint32_t pool_alloc(oxl_world *w) {
+    if (w->free_len) return w->free_slots[--w->free_len];
+    if (w->pool_len == w->pool_cap) {
+        w->pool_cap *= 2;
+        w->pool = sim_xrealloc(w->pool, w->pool_cap * sizeof *w->pool);
+        w->free_slots = sim_xrealloc(w->free_slots, w->pool_cap * sizeof *w->free_slots);
+    }
+    uint32_t slot = w->pool_len++;
+    w->pool[slot].gen = 0;
+    return slot;
+}
+
+static void pool_release(oxl_world *w, uint32_t slot) {
+    w->pool[slot].gen++;
+    w->free_slots[w->free_len++] = slot;
+}
 
 /* A queued event at time t, its slot's payload left to the caller: the
  * hot callers (a task's wakeup, a node's timer) write their few fields
  * straight into the pool instead of copying a whole event built on their
- * stack, whose narrow stores a wide copy would read back slowly. Past
- * OXL_SIM_MAX_PENDING queued events the World fails and the event is
- * written to a spill that never runs (*slot_out SIM_EVQ_NONE). */
+ * stack, whose narrow stores a wide copy would read back slowly. */
 static inline __attribute__((always_inline)) sim_event *event_queue(oxl_world *w, oxl_time_ns t, uint32_t *slot_out) {
     uint64_t seq = w->next_seq++;
     if (SIM_UNLIKELY(seq > SIM_SEQ_MASK)) {
         oxl_world_fail(w, "event limit: more than 2^40 events scheduled");
         seq &= SIM_SEQ_MASK;
     }
+    uint32_t slot = pool_alloc(w);
+    sim_event *dst = &w->pool[slot];
+    dst->seq = seq;
     uint64_t tie = seq;
     if (w->opt.randomize_ties) {
         /* 24 bits a tie: one 64-bit draw serves two events. */
@@ -261,26 +405,20 @@ static inline __attribute__((always_inline)) sim_event *event_queue(oxl_world *w
         w->tie_bits <<= 64 - SIM_SEQ_BITS;
         w->tie_nbits -= 64 - SIM_SEQ_BITS;
     }
-    uint32_t slot = sim_evq_push(&w->queue, (uint64_t)t, tie);
+    heap_push(w, (sim_heap_item){t, tie, slot});
     *slot_out = slot;
-    sim_event *dst;
-    if (SIM_UNLIKELY(slot == SIM_EVQ_NONE)) {
-        oxl_world_fail(w, "event queue limit: more than %" PRIu32 " events pending (OXL_SIM_MAX_PENDING)", w->queue.limit);
-        dst = &w->spill;
-    } else {
-        dst = event_at(w, slot);
-    }
-    dst->seq = seq;
-    return dst;
+    return &w->pool[slot]; /* heap_push does not move the pool */
 }
 
 uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
     uint32_t slot;
     sim_event *dst = event_queue(w, t, &slot);
+    uint32_t gen = dst->gen, pos = dst->heap_pos;
     uint64_t seq = dst->seq;
     *dst = *ev;
+    dst->gen = gen;
+    dst->heap_pos = pos;
     dst->seq = seq;
-    if (SIM_UNLIKELY(slot == SIM_EVQ_NONE)) event_release_payload(dst);
     return slot;
 }
 
@@ -545,17 +683,14 @@ int oxl_world_after(oxl_world *w, oxl_dur_ns d, const char *label, oxl_world_fn 
 }
 
 static uint64_t event_handle(const oxl_world *w, uint32_t slot) {
-    if (slot == SIM_EVQ_NONE) return 0; /* past the queue's limit: the World has failed */
-    return ((uint64_t)w->queue.ent[slot].gen << 32) | ((uint64_t)slot + 1);
+    return ((uint64_t)w->pool[slot].gen << 32) | ((uint64_t)slot + 1);
 }
 
 /* The event a handle names, if it is still queued. */
 static sim_event *event_by_handle(oxl_world *w, uint64_t handle) {
     uint64_t slot = (handle & 0xffffffffu) - 1;
-    if (handle == 0 || !sim_evq_queued(&w->queue, (uint32_t)slot) ||
-        w->queue.ent[slot].gen != (uint32_t)(handle >> 32))
-        return NULL;
-    return event_at(w, (uint32_t)slot);
+    if (handle == 0 || slot >= w->pool_len || w->pool[slot].gen != (uint32_t)(handle >> 32)) return NULL;
+    return &w->pool[slot];
 }
 
 uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag) {
@@ -573,14 +708,16 @@ uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wa
     return event_handle(w, slot);
 }
 
-/* A queued event that will not run leaves the queue and frees its slot now
+/* A queued event that will not run leaves the heap and frees its slot now
  * (its handle goes stale with the slot's generation). It was never run nor
  * traced, so the trace does not change. */
 static void cancel_queued(oxl_world *w, sim_event *ev) {
-    uint32_t slot = (uint32_t)(ev - event_at(w, 0));
+    uint32_t slot = (uint32_t)(ev - w->pool);
+    heap_settle(w); /* before its place is read: the fill moves events */
+    assert(w->heap[ev->heap_pos].slot == slot);
     event_release_payload(ev);
-    sim_evq_remove(&w->queue, slot);
-    sim_evq_release(&w->queue, slot);
+    heap_remove(w, ev->heap_pos);
+    pool_release(w, slot);
 }
 
 void sim_cancel_event(oxl_world *w, uint64_t handle) {
@@ -602,14 +739,10 @@ bool sim_next_event_time(oxl_world *w, oxl_time_ns *t) {
     /* Dead events at the top go now, as world_step would drop them (no
      * trace record, next_seq untouched): the answer is the time of the
      * next event that runs, and a queue of dead events is an empty one. */
-    uint64_t time;
-    uint32_t slot;
-    for (;;) {
-        if (!sim_evq_peek(&w->queue, &time, &slot)) return false;
-        if (!event_dead(w, event_at(w, slot))) break;
-        sim_evq_release(&w->queue, sim_evq_pop(&w->queue));
-    }
-    *t = (oxl_time_ns)time;
+    heap_settle(w);
+    while (w->heap_len && event_dead(w, &w->pool[w->heap[0].slot])) pool_release(w, heap_pop(w).slot);
+    if (w->heap_len == 0) return false;
+    *t = w->heap[0].time;
     return true;
 }
 
@@ -730,16 +863,16 @@ static void world_check_invariants(oxl_world *w) {
 
 /* ---- running ---- */
 
-/* Runs a wakeup of the scheduler (slot, just taken off the queue, due at
- * time): most events of a run of tasks. Only its few fields are kept (the
- * handler may grow the pool); the caller has checked the event limit. */
-static inline void run_wake(oxl_world *w, uint64_t time, uint32_t slot, const sim_event *queued) {
+/* Runs a wakeup of the scheduler (top, just taken off the heap): most
+ * events of a run of tasks. Only its few fields are kept (the handler may
+ * grow the pool); the caller has checked the event limit. */
+static inline void run_wake(oxl_world *w, sim_heap_item top, const sim_event *queued) {
     oxl_node_id node = queued->node;
     uint64_t seq = queued->seq, tag = queued->u.wake.tag;
     sim_wake_fn fn = queued->u.wake.fn;
     void *arg = queued->u.wake.arg;
-    sim_evq_release(&w->queue, slot);
-    w->now = (oxl_time_ns)time;
+    pool_release(w, top.slot);
+    w->now = top.time;
     w->events_run++;
     sim_trace_record(w, OXL_EV_TASK, node, OXL_NO_NODE, seq, tag, w->label_wake);
     fn(w, arg, tag);
@@ -749,19 +882,18 @@ static inline void run_wake(oxl_world *w, uint64_t time, uint32_t slot, const si
 /* Runs the next event if its time is <= limit. */
 static bool world_step(oxl_world *w, oxl_time_ns limit) {
     for (;;) {
-        uint64_t time;
-        uint32_t slot;
-        if (w->failure || !sim_evq_peek(&w->queue, &time, &slot) || time > (uint64_t)limit) return false;
-        sim_evq_pop(&w->queue);
-        const sim_event *queued = event_at(w, slot);
+        heap_settle(w);
+        if (w->failure || w->heap_len == 0 || w->heap[0].time > limit) return false;
+        sim_heap_item top = heap_pop(w);
+        const sim_event *queued = &w->pool[top.slot];
         if (queued->type == SIM_WAKE && SIM_LIKELY(w->events_run < w->opt.max_events)) {
-            run_wake(w, time, slot, queued);
+            run_wake(w, top, queued);
             return true;
         }
         sim_event ev = *queued; /* copy: handlers may grow the pool */
-        sim_evq_release(&w->queue, slot);
+        pool_release(w, top.slot);
         if (event_dead(w, &ev)) continue;
-        w->now = (oxl_time_ns)time;
+        w->now = top.time;
         if (SIM_UNLIKELY(++w->events_run > w->opt.max_events)) {
             event_release_payload(&ev);
             oxl_world_fail(w, "event limit: more than %" PRIu64 " events (max_events)", w->opt.max_events);
@@ -827,19 +959,19 @@ static void world_fence_disarm(const oxl_world *w) {
 
 sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t) {
     for (;;) {
-        uint64_t time;
-        uint32_t slot;
-        if (!sim_evq_peek(&w->queue, &time, &slot)) return SIM_STEP_EMPTY;
-        const sim_event *ev = event_at(w, slot);
+        heap_settle(w);
+        if (w->heap_len == 0) return SIM_STEP_EMPTY;
+        sim_heap_item top = w->heap[0];
+        const sim_event *ev = &w->pool[top.slot];
         if (SIM_UNLIKELY(event_dead(w, ev))) { /* dropped unseen, as sim_next_event_time does */
-            sim_evq_release(&w->queue, sim_evq_pop(&w->queue));
+            pool_release(w, heap_pop(w).slot);
             continue;
         }
-        *t = (oxl_time_ns)time;
-        if (*t > deadline) return SIM_STEP_LATE;
+        *t = top.time;
+        if (top.time > deadline) return SIM_STEP_LATE;
         if (ev->type == SIM_WAKE && SIM_LIKELY(!w->failure && w->events_run < w->opt.max_events)) {
-            sim_evq_pop(&w->queue);
-            run_wake(w, time, slot, ev); /* ev is still the slot's: the pool did not move */
+            heap_take_top(w);
+            run_wake(w, top, ev); /* ev is still the slot's: the pool did not move */
         } else {
             world_step(w, INT64_MAX);
         }
