@@ -126,13 +126,7 @@ static void ex_send(explorer *x, const tr_item *it, long at) {
 }
 
 static bool ex_flush(explorer *x) {
-    bool ok = true;
-    for (size_t done = 0; done < x->out.len && ok;) {
-        ssize_t w = write(x->req, x->out.s + done, x->out.len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) ok = false;
-        else done += (size_t)w;
-    }
+    bool ok = tr_write_all(x->req, x->out.s, x->out.len);
     x->out.len = 0;
     return ok;
 }

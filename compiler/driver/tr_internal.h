@@ -71,6 +71,8 @@ bool tr_pathf(char *buf, size_t cap, const char *fmt, ...) TR_PRINTF(3, 4);
 char *tr_read_tail(const char *path, size_t max, size_t *omitted);
 /* A whole small file (at most max bytes); NULL when unreadable or larger. */
 char *tr_read_all(const char *path, size_t max, size_t *len);
+/* Writes all of data to fd (again after EINTR and short writes); false when a write fails. */
+bool tr_write_all(int fd, const char *data, size_t len);
 bool tr_write_file(const char *path, const char *data, size_t len, int mode);
 /* The same, synced to disk before it is closed: for a file that is then
  * renamed into place, so a crash leaves the old file or the whole new one. */

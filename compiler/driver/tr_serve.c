@@ -451,13 +451,7 @@ bool tr_server_submit(tr_server *s, tr_proc *p, const char *const *env, const ch
     if (timeout > 0) tr_buf_printf(&b, "\t%.3f", timeout + LIMIT_GRACE);
     else tr_buf_puts(&b, "\t-");
     tr_buf_puts(&b, lazy ? "\tlazy\n" : "\n");
-    bool sent = true;
-    for (size_t done = 0; done < b.len && sent;) {
-        ssize_t w = write(s->req, b.s + done, b.len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) sent = false;
-        else done += (size_t)w;
-    }
+    bool sent = tr_write_all(s->req, b.s, b.len);
     tr_buf_free(&b);
     if (!sent) {
         server_dead(s, "it stopped reading");
@@ -499,13 +493,7 @@ void tr_server_resume(tr_server *s, bool drop) {
         if (s->owed) s->owed--;
     }
     for (; s->owed > 0; s->owed--) tr_buf_puts(&b, "go\n");
-    bool sent = true;
-    for (size_t done = 0; done < b.len && sent;) {
-        ssize_t w = write(s->req, b.s + done, b.len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) sent = false;
-        else done += (size_t)w;
-    }
+    bool sent = tr_write_all(s->req, b.s, b.len);
     tr_buf_free(&b);
     if (!sent) server_dead(s, "it stopped reading");
 }

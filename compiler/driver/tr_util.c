@@ -294,7 +294,7 @@ char *tr_read_all(const char *path, size_t max, size_t *len) {
     return s;
 }
 
-static bool write_all(int fd, const char *data, size_t len) {
+bool tr_write_all(int fd, const char *data, size_t len) {
     while (len) {
         ssize_t n = write(fd, data, len);
         if (n < 0 && errno == EINTR) continue;
@@ -308,14 +308,14 @@ static bool write_all(int fd, const char *data, size_t len) {
 bool tr_write_file(const char *path, const char *data, size_t len, int mode) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
     if (fd < 0) return false;
-    bool ok = write_all(fd, data, len);
+    bool ok = tr_write_all(fd, data, len);
     return close(fd) == 0 && ok;
 }
 
 bool tr_write_file_synced(const char *path, const char *data, size_t len, int mode) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
     if (fd < 0) return false;
-    bool ok = write_all(fd, data, len) && fsync(fd) == 0;
+    bool ok = tr_write_all(fd, data, len) && fsync(fd) == 0;
     int e = errno;
     if (close(fd) != 0) ok = false;
     else errno = e;
@@ -345,7 +345,7 @@ static bool copy_file(const char *from, const char *to, int mode, bool synced) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) ok = false;
         if (n <= 0) break;
-        if (!write_all(out, buf, (size_t)n)) {
+        if (!tr_write_all(out, buf, (size_t)n)) {
             ok = false;
             break;
         }
