@@ -19,6 +19,10 @@
 #                      N is negative; 20 by default) as diagnostics, each
 #                      after "# LABEL: " (or "# "); nothing when PATH is
 #                      not there
+#   tap_abs PATH       PATH from / when it names a file relative to here
+#                      (it has a slash), else as it is (a bare command name
+#                      is looked up on PATH): for scripts that change
+#                      directory
 #   tap_end            the plan when none was given; the exit status:
 #                      0 when every point passed and the plan was met
 i=0
@@ -80,6 +84,14 @@ tap_file() {
     else
         head -n "$tap_n" "$1" | sed "s|^|$tap_prefix|"
     fi
+}
+
+tap_abs() {
+    case $1 in
+    /*) printf '%s\n' "$1" ;;
+    */*) printf '%s\n' "$(pwd)/$1" ;;
+    *) printf '%s\n' "$1" ;;
+    esac
 }
 
 tap_end() {

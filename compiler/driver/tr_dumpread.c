@@ -35,7 +35,7 @@ static size_t split_fields(char *line, char **f, size_t max) {
 
 /* A field taken as a count: decimal digits only (JSON and strtoull both
  * read it as written). */
-bool tr_dump_is_count(const char *s) {
+static bool is_count(const char *s) {
     if (!*s || strlen(s) > 20) return false;
     for (; *s; s++)
         if (*s < '0' || *s > '9') return false;
@@ -53,8 +53,8 @@ static bool event_line(tr_dump *d, char *line, size_t *cap) {
     char *f[DUMP_MAX_FIELDS];
     if (split_fields(line, f, DUMP_MAX_FIELDS) != 11) return false;
     for (int k = 1; k <= 3; k++)
-        if (!tr_dump_is_count(f[k])) return false;
-    if (!tr_dump_is_count(f[7])) return false;
+        if (!is_count(f[k])) return false;
+    if (!is_count(f[7])) return false;
     if (d->nev == *cap) {
         *cap = *cap ? *cap * 2 : 4096;
         d->ev = tr_xrealloc(d->ev, *cap * sizeof *d->ev);

@@ -610,7 +610,6 @@ typedef struct tr_dump {
 bool tr_dump_read(const char *path, size_t max_bytes, tr_dump *d, char *why, size_t cap);
 void tr_dump_free(tr_dump *d);
 int tr_dump_node(const tr_dump *d, const char *name); /* its id; -1 for "-" or an unknown name */
-bool tr_dump_is_count(const char *s);                  /* decimal digits only */
 
 /* tr_explain.c: what explains a failing sim seed (docs/testing.md,
  * Explaining a failure), for every report format. */

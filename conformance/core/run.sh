@@ -12,15 +12,12 @@
 # twice with `oxl build -c` and compared with cmp (byte-identical output).
 oxl=$1
 shift
-case $oxl in
-/*) ;;
-*/*) oxl=$(pwd)/$oxl ;; # the cases run from their own directories
-esac
+. "$(dirname "$0")/../../tests/lib.sh"
+oxl=$(tap_abs "$oxl") # the cases run from their own directories
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -eq 0 ]; then
     set -- "$here"/*/
 fi
-. "$(dirname "$0")/../../tests/lib.sh"
 tap_scratch conf
 n=0
 for dir in "$@"; do n=$((n + 3)); done

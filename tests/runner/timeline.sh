@@ -10,16 +10,13 @@
 oxl=$1
 src=$2
 shot=$3
-case $oxl in
-/*) ;;
-*/*) oxl=$(pwd)/$oxl ;;
-esac
+. "$(dirname "$0")/../lib.sh"
+oxl=$(tap_abs "$oxl")
 chromium=$(command -v chromium || command -v chromium-browser)
 if [ -z "$chromium" ]; then
     echo "1..0 # SKIP chromium is not installed (tools/deps installs it)"
     exit 77
 fi
-. "$(dirname "$0")/../lib.sh"
 tap_scratch timeline
 cp -r "$src/examples/shop_planted_bug" "$tmp/shop"
 cp -r "$src/tests/runner/pkg" "$tmp/pkg"

@@ -6,12 +6,9 @@
 # the determinism of trace hashes across processes, virtual time, the
 # deadlock report and the refusal of bad OXL_TEST_RUN / OXL_TEST_SEED values.
 oxl=$1
-case $oxl in
-/*) ;;
-*/*) oxl=$(pwd)/$oxl ;; # some checks run from another directory
-esac
-here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/../lib.sh"
+oxl=$(tap_abs "$oxl")
+here=$(cd "$(dirname "$0")" && pwd)
 tap_scratch testbin
 tap_detail() { tap_file "$tmp/out" 10 stdout; tap_file "$tmp/err" 20 stderr; }
 bin="$tmp/basic.test"

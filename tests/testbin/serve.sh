@@ -9,13 +9,10 @@
 # mode's bad input: malformed requests, a capture file that cannot be
 # opened, bad variables, extra arguments.
 oxl=$1
-case $oxl in
-/*) ;;
-*/*) oxl=$(pwd)/$oxl ;;
-esac
+. "$(dirname "$0")/../lib.sh"
+oxl=$(tap_abs "$oxl")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-. "$(dirname "$0")/../lib.sh"
 tap_scratch serve
 
 tap_plan 14

@@ -8,13 +8,10 @@
 # tail's last event is its last), that it leaves the trace hash as it was,
 # the same dump for the same seed, a passing seed's; then bad values.
 oxl=$1
-case $oxl in
-/*) ;;
-*/*) oxl=$(pwd)/$oxl ;;
-esac
+. "$(dirname "$0")/../lib.sh"
+oxl=$(tap_abs "$oxl")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-. "$(dirname "$0")/../lib.sh"
 tap_scratch dump
 tap_detail() { tap_file "$tmp/err" 20 err; }
 has() { grep -qF -- "$1" "$2"; }
