@@ -174,8 +174,8 @@ static void check_task(void) {
 static const char aggregate_program[] =
     "type Account { owner: String, balance: Int, open: Bool }\n"
     "\n"
-    "fn show(acct: Account, xs: [Int], m: Map[String, Int], u: Int | String) {\n"
-    "  print(\"{acct.balance} {xs.len()} {m.len()} {u}\")\n" /* line 4: the breakpoint's caller */
+    "fn show(acct: Account, xs: [Int], m: Map[String, Int], u: Int | String, o: Int?) {\n"
+    "  print(\"{acct.balance} {xs.len()} {m.len()} {u} {o}\")\n" /* line 4: the breakpoint's caller */
     "  print(acct.owner)\n"
     "}\n"
     "\n"
@@ -184,8 +184,9 @@ static const char aggregate_program[] =
     "  let xs = [10, 20, 30]\n"
     "  let m = {\"a\": 1, \"b\": 2}\n"
     "  let u: Int | String = \"hi\"\n"
+    "  let o: Int? = 5\n"
     "  let all = [acct]\n" /* acct escapes, as most values do: at -O2 it is not optimized out */
-    "  show(acct, xs, m, u)\n"
+    "  show(acct, xs, m, u, o)\n"
     "  print(xs[2] + all[0].balance)\n"
     "}\n";
 
@@ -198,7 +199,7 @@ static void check_aggregates(const char *opt) {
     int st = cmd_run(&out, "cd '%s/agg' && '%s' build main.oxl %s -o prog%s && timeout 120 gdb -batch -nx "
                            "-ex 'set debuginfod enabled off' -ex 'break oxl_print' -ex run -ex up "
                            "-ex 'p acct->balance' -ex 'p *acct' -ex 'p acct->owner->data' -ex 'p xs->items[1]' "
-                           "-ex 'p xs->len' -ex 'p m->entries[1].value' -ex 'p u->value.String->data' ./prog%s </dev/null",
+                           "-ex 'p xs->len' -ex 'p m->entries[1].value' -ex 'p u->value.String->data' -ex 'p o' ./prog%s </dev/null",
                      dir, oxl, opt, opt, opt);
     tap_is_int(st, 0, "%s: aggregates: build and gdb exit 0", opt);
     bool a = tap_contains(out, "= 42\n", "%s: gdb shows a struct's field (acct->balance)", opt);
@@ -208,7 +209,9 @@ static void check_aggregates(const char *opt) {
     bool e = tap_contains(out, "= 3\n", "%s: gdb shows a list's length (xs->len)", opt);
     bool f = tap_contains(out, "= 2\n", "%s: gdb shows a map's entry (m->entries[1].value)", opt);
     bool g = tap_contains(out, "\"hi\"", "%s: gdb shows a union's member (u->value.String->data)", opt);
-    if (!a || !b || !c || !d || !e || !f || !g) tap_diag("gdb said:\n%s", out);
+    /* an optional of a scalar is a value, not a pointer (optional.c) */
+    bool h = tap_contains(out, "{value = 5, present = true}", "%s: gdb shows an Int? as { value, present } (o)", opt);
+    if (!a || !b || !c || !d || !e || !f || !g || !h) tap_diag("gdb said:\n%s", out);
     free(out);
 }
 
