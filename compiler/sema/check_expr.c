@@ -506,8 +506,12 @@ static sema_type *check_is(sema_ctx *c, ast_node *e) {
         return c->t_bool;
     /* a member that a narrowing ruled out (`assert s is String` then
      * `s is Int`) is a test with a known answer, not a mistake */
-    sema_type *declared = sema_unnarrowed_type(e->a);
-    if (!ty_subset(want, t) && !(declared && ty_subset(want, declared)))
+    const char *narrowed = NULL;
+    sema_type *declared = sema_unnarrowed_type(e->a, &narrowed);
+    if (declared && !ty_subset(want, declared))
+        diag_report(c->d, DIAG_ERROR, e->b->span, "`is %s` can never be true: %s's declared type is %s (it is %s here)",
+                    ty_str(c, ty_without(c, want, declared)), narrowed, ty_str(c, declared), ty_str(c, t));
+    else if (!declared && !ty_subset(want, t))
         diag_report(c->d, DIAG_ERROR, e->b->span, "`is %s` can never be true: the value has type %s",
                     ty_str(c, ty_without(c, want, t)), ty_str(c, t));
     return c->t_bool;

@@ -497,19 +497,22 @@ static const char *members_list(sema_ctx *c, sema_type *t) {
 /* The declared type of a subject that is a narrowed name (`if v == none {
  * continue }` then `match v`), or NULL: an arm for a member the narrowing
  * ruled out is a warning, not an error. */
-sema_type *sema_unnarrowed_type(const ast_node *e) {
+sema_type *sema_unnarrowed_type(const ast_node *e, const char **name) {
     while (e && e->kind == AST_PAREN)
         e = e->a;
     const sema_sym *s = e && e->kind == AST_IDENT ? e->sym : NULL;
     if (!s || s->kind != SYM_LOCAL || !s->owner || (s->owner->kind != SYM_LOCAL && s->owner->kind != SYM_PARAM))
         return NULL;
+    if (name)
+        *name = e->name;
     return s->owner->type;
 }
 
 sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverges) {
     sema_type *t = sema_check_expr(c, m->a, NULL);
     bool err = ty_is_error(t);
-    sema_type *declared = err ? NULL : sema_unnarrowed_type(m->a);
+    const char *narrowed = NULL;
+    sema_type *declared = err ? NULL : sema_unnarrowed_type(m->a, &narrowed);
     sema_type *remaining = t;
     bool wild = false, all_div = m->list.len > 0;
     sema_type *result = NULL;
@@ -544,7 +547,12 @@ sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverg
             if (arm->flags & AST_F_DEAD) {
                 /* checked below with its binding typed as written, never run */
             } else if (!err && !ty_is_error(pt)) {
-                if (!ty_subset(pt, t)) {
+                if (!ty_subset(pt, t) && declared) {
+                    /* outside the declared type too: that is the one to name */
+                    diag_report(c->d, DIAG_ERROR, arm->a->span, "%s is not a member of %s's declared type %s (it is %s here)",
+                                ty_str(c, ty_without(c, pt, declared)), narrowed, ty_str(c, declared), ty_str(c, t));
+                    pt = c->t_error;
+                } else if (!ty_subset(pt, t)) {
                     diag_report(c->d, DIAG_ERROR, arm->a->span, "%s is not a member of %s",
                                 ty_str(c, ty_without(c, pt, t)), ty_str(c, t));
                     pt = c->t_error;

@@ -519,7 +519,8 @@ static void declare_items(sema_ctx *c, base_vec *items, sema_scope *into, const 
 
 /* fn T.m(self, ...): m goes into T's methods. T is a struct declared in
  * the method's package, found from where the method is written (its mod,
- * then the package; imports are not bound yet, and do not count). */
+ * its file, then the package). The file's imports are bound by then, so a
+ * type imported from another package is named as such, not as unknown. */
 static void attach_method(sema_ctx *c, sema_sym *m) {
     ast_node *d = m->decl;
     base_span at = d->c ? d->c->span : name_at(d);
@@ -527,6 +528,13 @@ static void attach_method(sema_ctx *c, sema_sym *m) {
     if (!t) {
         diag_report(c->d, DIAG_ERROR, at, "unknown type '%s': a method is declared beside its struct type, in its package",
                     d->name2 ? d->name2 : "?");
+        return;
+    }
+    if (t->kind == SYM_TYPE && t->decl && t->pkg && t->pkg != c->pkg) {
+        diag_report(c->d, DIAG_ERROR, at,
+                    "'%s' belongs to package %s: methods are declared beside their type, in its package (here, "
+                    "write a function taking a %s)",
+                    d->name2, t->pkg->path, d->name2);
         return;
     }
     if (t->kind != SYM_TYPE || !t->type || t->type->kind != TY_STRUCT || t->pkg != c->pkg || !t->decl) {
@@ -707,10 +715,6 @@ void sema_check_pkg(sema_ctx *c, sema_pkg *p) {
                 *q = '_';
         declare_items(c, &f->list, p->scope, base_strndup(c->arena, prefix, strlen(prefix)), false);
     }
-    /* 1b: methods, onto their types */
-    for (uint32_t i = methods_from; i < c->methods.len; i++)
-        attach_method(c, c->methods.items[i]);
-    c->methods.len = methods_from;
     /* 2: imports, per file (as in Go: a `use` binds names in its own file) */
     for (uint32_t i = 0; i < p->files.len; i++) {
         ast_node *f = p->files.items[i];
@@ -723,6 +727,11 @@ void sema_check_pkg(sema_ctx *c, sema_pkg *p) {
                 sema_bind_use(c, it, c->scope);
         }
     }
+    /* 2b: methods, onto their types (an imported package is checked
+     * whole while its `use` is bound, so none of its bodies waits for these) */
+    for (uint32_t i = methods_from; i < c->methods.len; i++)
+        attach_method(c, c->methods.items[i]);
+    c->methods.len = methods_from;
     /* 3: type declarations first, so every struct has its fields before
      * any body looks at them; other signatures resolve on demand */
     for (uint32_t i = 0; i < p->files.len; i++) {

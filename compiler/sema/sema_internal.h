@@ -182,7 +182,8 @@ void sema_check_body(sema_ctx *c, ast_node *body, sema_type *result, sema_sym *s
 sema_type *sema_check_spawn_block(sema_ctx *c, ast_node *block);
 void sema_push_narrowing(sema_ctx *c, ast_node *cond, bool truth);
 sema_type *sema_check_match(sema_ctx *c, ast_node *m, bool as_expr, bool *diverges);
-/* The declared type of e when it is a narrowed name (§7.7), else NULL. */
-sema_type *sema_unnarrowed_type(const ast_node *e);
+/* The declared type of e when it is a narrowed name (§7.7), else NULL;
+ * *name (when name is not NULL) gets the name. */
+sema_type *sema_unnarrowed_type(const ast_node *e, const char **name);
 
 #endif
