@@ -183,15 +183,104 @@ static LLVMValueRef spawn_value(cg_module *m, const ast_node *e) {
     return go(m, thunk, env, e->span);
 }
 
+/* The receiver of a built-in method call (xs in xs.push(1)), which a
+ * spawn evaluates now; NULL for a module's member (sim.note) or a type. */
+static const ast_node *value_receiver(const ast_node *callee) {
+    if (callee->kind != AST_FIELD_ACCESS || callee->sym || !callee->a || !callee->a->type) return NULL;
+    const sema_sym *s = callee->a->sym;
+    if (s && (s->kind == SYM_MODULE || s->kind == SYM_TYPE || s->kind == SYM_SERVICE)) return NULL;
+    return callee->a;
+}
+
+/* spawn of any other call sema accepts: print(x), panic(m), a built-in
+ * method (xs.push(1), c.send(v), t.join()), an extern (net.heal()),
+ * Chan[T](n). As for `spawn f(x)`, the receiver and the arguments are
+ * evaluated now, in the order written, and the call is made in the new
+ * task: the thunk is a body of its own in which the call is generated
+ * again, each operand replaced by a local of the thunk that holds its
+ * value (read from the environment). The stand-in nodes and symbols live
+ * on this frame: they are used only while the thunk is generated. */
+static LLVMValueRef spawn_general(cg_module *m, const ast_node *e) {
+    const ast_node *c = e->a;
+    const ast_node *recv = value_receiver(c->a);
+    uint32_t nargs = c->list.len, n = nargs + (recv ? 1 : 0);
+    if (n > SEMA_MAX_PARAMS) {
+        cg_unsupported(m, e->span, "spawn of a call with this many arguments");
+        return NULL;
+    }
+    const ast_node *operand[SEMA_MAX_PARAMS];
+    LLVMValueRef vals[SEMA_MAX_PARAMS];
+    LLVMTypeRef types[SEMA_MAX_PARAMS];
+    if (recv) operand[0] = recv;
+    for (uint32_t i = 0; i < nargs; i++) operand[n - nargs + i] = ((const ast_node *)c->list.items[i])->a;
+    for (uint32_t i = 0; i < n; i++) {
+        const sema_type *t = operand[i]->type;
+        if (t && t->kind == TY_NEVER) { /* spawn print(panic("x")): panics here, spawns nothing */
+            if (!cg_expr(m, operand[i])) return NULL;
+            if (!cg_terminated(m)) LLVMBuildUnreachable(m->b);
+            cg_start_dead_block(m);
+            return LLVMGetUndef(m->t_ptr);
+        }
+        if (!t || !(types[i] = cg_type(m, t, operand[i]->span, false))) return NULL;
+        if (!(vals[i] = cg_operand(m, operand[i], types[i]))) return NULL;
+        if (LLVMTypeOf(vals[i]) != types[i]) {
+            cg_unsupported(m, operand[i]->span, "spawn of a call with this argument");
+            return NULL;
+        }
+    }
+
+    /* the call again, over stand-ins: x.m(a, b) becomes x'.m(a', b') */
+    ast_node decls[SEMA_MAX_PARAMS], ids[SEMA_MAX_PARAMS], args[SEMA_MAX_PARAMS];
+    sema_sym syms[SEMA_MAX_PARAMS];
+    void *arg_items[SEMA_MAX_PARAMS];
+    for (uint32_t i = 0; i < n; i++) {
+        /* no place in the source: the stand-in is no local of the debugger's */
+        decls[i] = (ast_node){.kind = AST_LET, .span = {BASE_NO_FILE, 0, 0}, .type = operand[i]->type};
+        syms[i] = (sema_sym){.kind = SYM_LOCAL, .decl = &decls[i], .type = operand[i]->type, .state = RS_DONE};
+        ids[i] = (ast_node){.kind = AST_IDENT, .span = operand[i]->span, .type = operand[i]->type, .sym = &syms[i]};
+    }
+    ast_node callee = *c->a;
+    if (recv) callee.a = &ids[0];
+    for (uint32_t i = 0; i < nargs; i++) {
+        args[i] = *(const ast_node *)c->list.items[i];
+        args[i].a = &ids[n - nargs + i];
+        arg_items[i] = &args[i];
+    }
+    ast_node call = *c;
+    call.a = &callee;
+    call.list = (base_vec){.items = arg_items, .len = nargs, .cap = nargs};
+
+    LLVMValueRef env, cw;
+    LLVMBasicBlockRef here;
+    LLVMValueRef thunk = thunk_begin(m, vals, n, &env, &cw, &here);
+    cg_fn_state st;
+    cg_fn_save(m, &st);
+    m->fn = thunk;
+    m->entry = LLVMGetInsertBlock(m->b);
+    for (uint32_t i = 0; i < n; i++) {
+        LLVMValueRef slot = cg_entry_alloca(m, types[i], "");
+        LLVMBuildStore(m->b, from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""), types[i]), slot);
+        cg_add_local(m, &decls[i], slot);
+    }
+    LLVMValueRef r = cg_expr(m, &call);
+    const sema_type *rt = e->type->elem;
+    if (r && !cg_terminated(m))
+        LLVMBuildRet(m->b, !rt || rt->kind == TY_NONE || rt->kind == TY_NEVER ? cg_i64(m, 0) : to_word(m, r));
+    cg_fn_restore(m, &st);
+    LLVMPositionBuilderAtEnd(m->b, here);
+    return r ? go(m, thunk, env, e->span) : NULL;
+}
+
 static LLVMValueRef spawn_call(cg_module *m, const ast_node *e) {
     const ast_node *c = e->a;
     const sema_sym *s = c->a ? c->a->sym : NULL;
     if (s && s->kind == SYM_FN && s->is_rpc && s->sig && (c->flags & AST_F_REMOTE)) return spawn_remote(m, e);
     if (c->a && c->a->type && c->a->type->kind == TY_FN && (!s || s->kind != SYM_FN)) return spawn_value(m, e);
-    if (!c->a || !s || s->kind != SYM_FN || s->is_extern || !s->sig || !s->decl) {
-        cg_unsupported(m, e->span, "spawn of this call (spawn a function of the program, or a block)");
+    if (!c->a) {
+        cg_unsupported(m, e->span, "spawn of this call");
         return NULL;
     }
+    if (!s || s->kind != SYM_FN || s->is_extern || !s->sig || !s->decl) return spawn_general(m, e);
     const sema_sig *sig = s->sig;
     LLVMValueRef f = cg_fn_of(m, s, e->span);
     if (!f || sig->nparams > SEMA_MAX_PARAMS) {
