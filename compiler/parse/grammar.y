@@ -10,7 +10,9 @@
  *    or follows else, spawn or '=>' into BODY (so a struct literal cannot
  *    swallow a body, and a block is never taken for a map literal),
  *  - turned a keyword used as a label or parameter name (`for: 2s`) into
- *    IDENT.
+ *    IDENT,
+ *  - turned the `fn` that opens an element of an index's brackets into
+ *    FNTYPE (Chan[fn(Int) -> Int](1): a function type, not a literal).
  * Contextual keywords fall back to IDENT wherever they are not expected.
  *
  * No %destructor is needed: every node and string lives in the
@@ -38,7 +40,8 @@
        FN LET VAR IF ELSE WHILE FOR IN BREAK CONTINUE RETURN MATCH IS
        ASSERT SPAWN SELECT AFTER TYPE CONST MOD USE PACKAGE EXTERN SERVICE TEST
        TRUE FALSE NONE PUB
-       STATE ON START RPC CLUSTER ROLE SIM SEEDS WITH.
+       STATE ON START RPC CLUSTER ROLE SIM SEEDS WITH
+       FNTYPE.
 
 %fallback IDENT STATE ON START RPC CLUSTER ROLE SIM SEEDS WITH.
 
@@ -63,7 +66,7 @@
 %type dotted {pdotted}
 %type arg_list {base_vec}
 %type args {base_vec}
-%type expr_list {base_vec}
+%type index_list {base_vec}
 %type elems {base_vec}
 %type elem_seq {base_vec}
 %type finits {base_vec}
@@ -550,7 +553,7 @@ postfix(R) ::= postfix(P) LPAREN args(A) RPAREN(E). {
     n->list = A;
     R = n;
 }
-postfix(R) ::= postfix(P) LBRACKET expr_list(L) RBRACKET(E). {
+postfix(R) ::= postfix(P) LBRACKET index_list(L) RBRACKET(E). {
     ast_node *n = p_node(ctx, AST_INDEX, join(P->span, E.span));
     n->a = P;
     n->list = L;
@@ -615,15 +618,23 @@ arg(R) ::= IDENT(N) COLON expr(E). {
     R->a = E;
 }
 
-expr_list(R) ::= expr(E). { R = (base_vec){0}; p_push(ctx, &R, E); }
-expr_list(R) ::= expr_list(L) COMMA expr(E). { R = L; p_push(ctx, &R, E); }
+/* The indices of x[i], or the type arguments of Chan[T](n) and
+ * Map[K, V](): an expression, or a function type (the pusher makes the
+ * `fn` that opens an element of an index's brackets FNTYPE). */
+index_list(R) ::= index_elem(E). { R = (base_vec){0}; p_push(ctx, &R, E); }
+index_list(R) ::= index_list(L) COMMA index_elem(E). { R = L; p_push(ctx, &R, E); }
+index_elem(R) ::= expr(E). { R = E; }
+index_elem(R) ::= fn_type(T). { R = T; }
 
 elems(R) ::= . { R = (base_vec){0}; }
 elems(R) ::= elem_seq(S). { R = S; }
 elems(R) ::= elem_seq(S) COMMA. { R = S; }
 elems(R) ::= elem_seq(S) TERM. { R = S; }
-elem_seq(R) ::= expr(E). { R = (base_vec){0}; p_push(ctx, &R, E); }
-elem_seq(R) ::= elem_seq(S) COMMA expr(E). { R = S; p_push(ctx, &R, E); }
+elem_seq(R) ::= elem(E). { R = (base_vec){0}; p_push(ctx, &R, E); }
+elem_seq(R) ::= elem_seq(S) COMMA elem(E). { R = S; p_push(ctx, &R, E); }
+/* A function type only inside an index's brackets: Chan[[fn(Int)]](1) */
+elem(R) ::= expr(E). { R = E; }
+elem(R) ::= fn_type(T). { R = T; }
 
 finits(R) ::= . { R = (base_vec){0}; }
 finits(R) ::= finit_seq(S). { R = S; }
@@ -675,6 +686,16 @@ type_p(R) ::= FN(F) LPAREN type_list(L) RPAREN(E). {
     R->list = L;
 }
 type_p(R) ::= FN(F) LPAREN type_list(L) RPAREN ARROW type(T). {
+    R = p_node(ctx, AST_TYPE_FN, join(F.span, T->span));
+    R->list = L;
+    R->a = T;
+}
+type_p(R) ::= fn_type(T). { R = T; }
+fn_type(R) ::= FNTYPE(F) LPAREN type_list(L) RPAREN(E). {
+    R = p_node(ctx, AST_TYPE_FN, join(F.span, E.span));
+    R->list = L;
+}
+fn_type(R) ::= FNTYPE(F) LPAREN type_list(L) RPAREN ARROW type(T). {
     R = p_node(ctx, AST_TYPE_FN, join(F.span, T->span));
     R->list = L;
     R->a = T;

@@ -2,7 +2,7 @@
  * tree and included below, so the grammar and its helpers form one
  * translation unit) over the lexer's tokens.
  *
- * Between the lexer and lemon sits the token pusher. It decides the three
+ * Between the lexer and lemon sits the token pusher. It decides the four
  * things an LALR(1) grammar cannot see from one token:
  *  - a '{' that opens a body: after the head of if/while/for/match/test
  *    (at the head's bracket depth) or right after else, spawn or '=>'. It
@@ -11,6 +11,10 @@
  *    '=>' is never a map literal;
  *  - a keyword followed by ':' right after '(' or ',' inside parentheses
  *    is a label or parameter name (`for: 2s`): it becomes IDENT;
+ *  - a `fn` right after the '[' or a ',' of brackets that follow an
+ *    operand (an index, Chan[...]) or of a list nested in those is a
+ *    function type: it becomes FNTYPE, so Chan[fn(Int) -> Int](1) parses
+ *    (a function literal there needs parentheses);
  *  - after a syntax error, tokens inside brackets opened after the error
  *    are skipped, so recovery resynchronises on a TERM or '}' of the
  *    statement that failed, not on one nested inside it. */
@@ -46,7 +50,9 @@ typedef struct parse_ctx {
     int prev2_code;           /* and the two before it */
     int prev3_code;
     uint8_t open[BASE_MAX_NESTING + 1];
+    bool type_args[BASE_MAX_NESTING + 1]; /* an open '[' holds type arguments (or indices) */
     uint32_t nopen;
+    uint32_t fntype_depth;    /* 1 + nopen inside the last FNTYPE's brackets; 0: none */
     uint32_t heads[BASE_MAX_NESTING + 1]; /* bracket depths of heads waiting for their body */
     uint32_t nheads;
     uint32_t depth_before;    /* nopen before the current token */
@@ -415,6 +421,7 @@ static const unsigned char lemon_code[LEX_KIND_COUNT] = {
 static const char *code_desc(int code) {
     if (code == TK_TERM) return "end of line";
     if (code == TK_BODY) return "'{'";
+    if (code == TK_FNTYPE) return lex_kind_desc(LEX_KW_FN);
     if (code == TK_STR_MID || code == TK_STR_END) return "'}'";
     for (int k = 1; k < LEX_KIND_COUNT; k++)
         if (lemon_code[k] == code) return lex_kind_desc((lex_kind)k);
@@ -553,6 +560,9 @@ static void parse_syntax_error(parse_ctx *ctx, void *parser, int major, const le
         base_text_add(&m, " (a ')' missing at the end of the previous line?)");
     if (major == TK_TERM && tok->kind == LEX_NEWLINE && (innermost(ctx) == OPEN_PAREN || innermost(ctx) == OPEN_BRACKET))
         base_text_add(&m, " (a list that goes on to the next line ends its line with ',')");
+    if (ctx->fntype_depth && ctx->nopen + 1 >= ctx->fntype_depth)
+        base_text_add(&m, " (inside an index's '[ ]', `fn(` starts a function type, as in Chan[fn(Int) -> Int](1): "
+                          "put a function literal there in parentheses)");
     if (major == TK_BODY && (all_expr || all_stmt))
         base_text_add(&m, " (a map or struct literal in an if/while/for/match head needs parentheses)");
     if (major == TK_COLON && ctx->prev2_code == TK_IDENT && ctx->prev3_code == TK_BODY)
@@ -624,6 +634,24 @@ static void forget_unclosed(parse_ctx *ctx) {
         ctx->nopen--;
 }
 
+/* A token that can end an operand: a '[' after it indexes (x[i],
+ * Chan[T]), where a '[' after anything else opens a list. */
+static bool ends_operand(int code) {
+    switch (code) {
+    case TK_IDENT: case TK_RPAREN: case TK_RBRACKET: case TK_STRING: case TK_STR_END: case TK_INT:
+    case TK_DURATION: case TK_TRUE: case TK_FALSE: case TK_NONE:
+        return true;
+    default:
+        return code >= TK_STATE && code <= TK_WITH; /* a contextual keyword used as a name */
+    }
+}
+
+/* Whether the innermost open bracket holds type arguments: it indexes, or
+ * it is a list type written as an element of such a bracket (Chan[[T]]). */
+static bool in_type_args(const parse_ctx *ctx) {
+    return innermost(ctx) == OPEN_BRACKET && ctx->nopen <= sizeof ctx->type_args && ctx->type_args[ctx->nopen - 1];
+}
+
 static bool is_head(int code) {
     return code == TK_IF || code == TK_WHILE || code == TK_FOR || code == TK_MATCH || code == TK_TEST;
 }
@@ -657,11 +685,22 @@ static void feed(parse_ctx *ctx) {
             code = TK_IDENT;
         }
 
+        /* Chan[fn(Int) -> Int](1): a `fn` that opens an element of an
+         * index's brackets is a function type, not a function literal
+         * (LALR(1) cannot tell them apart before the end of the literal's
+         * parameters) */
+        bool elem_start = ctx->prev_code == TK_LBRACKET || ctx->prev_code == TK_COMMA;
+        if (t.kind == LEX_KW_FN && elem_start && in_type_args(ctx)) code = TK_FNTYPE;
+
         uint32_t before = ctx->nopen;
         bool synced = false;
         switch (t.kind) {
         case LEX_LPAREN: open_push(ctx, OPEN_PAREN); break;
-        case LEX_LBRACKET: open_push(ctx, OPEN_BRACKET); break;
+        case LEX_LBRACKET:
+            if (before < sizeof ctx->type_args)
+                ctx->type_args[before] = ends_operand(ctx->prev_code) || (elem_start && in_type_args(ctx));
+            open_push(ctx, OPEN_BRACKET);
+            break;
         case LEX_LBRACE: open_push(ctx, OPEN_BRACE); break;
         case LEX_STR_BEGIN: open_push(ctx, OPEN_INTERP); break;
         case LEX_RPAREN: open_close(ctx, OPEN_PAREN, false); break;
@@ -714,6 +753,8 @@ static void feed(parse_ctx *ctx) {
                                (code == TK_TERM && ctx->heads[ctx->nheads - 1] >= ctx->nopen)))
             ctx->nheads--;
 
+        if (code == TK_FNTYPE) ctx->fntype_depth = ctx->nopen + 1;
+        else if (ctx->fntype_depth && ctx->nopen + 1 < ctx->fntype_depth) ctx->fntype_depth = 0;
         ctx->depth_before = before;
         ctx->prev3_code = ctx->prev2_code;
         ctx->prev2_code = ctx->prev_code;
