@@ -13,11 +13,12 @@ if(TARGET oxlfront)
   oxl_tap_test(sema_types_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/sema/types_test.c
                LIBS oxlfront LABELS "sema;compiler" TIMEOUT 60)
 endif()
-# docs_examples: every ```oxl block in docs/ passes `oxl check`, and every
+# docs_examples: every ```oxl block in docs/ passes `oxl check` and
+# `oxl build` (a program, or a test binary), and every
 # ```oxl error block fails with the errors its `// error:` comments name
 # (tests/docs/run.sh), so the docs cannot drift from the compiler.
 if(TARGET oxl)
   add_test(NAME docs_examples
            COMMAND sh ${PROJECT_SOURCE_DIR}/tests/docs/run.sh $<TARGET_FILE:oxl> ${PROJECT_SOURCE_DIR}/docs)
-  set_tests_properties(docs_examples PROPERTIES LABELS "sema;compiler;docs" TIMEOUT 120)
+  set_tests_properties(docs_examples PROPERTIES LABELS "sema;codegen;compiler;docs" TIMEOUT 120)
 endif()

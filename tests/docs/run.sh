@@ -1,12 +1,18 @@
 #!/bin/sh
 # run.sh <oxl> <docs-dir>: every OxL example in the docs compiles, as TAP.
 # A fenced block opened with ```oxl is a whole file: `oxl check` must pass
-# it (warnings allowed). A block opened with ```oxl error is deliberately
-# wrong: `oxl check` must refuse it, and each `// error: text` comment in
-# it must be the text of one of its errors. A fence may be indented (in a
-# list item): its lines lose that indentation. Any other fence (```ebnf,
-# ```c, a bare ```) is not OxL and is not checked. Each block is checked
-# as a one-file package of its own, named after the document and line.
+# it (warnings allowed), and `oxl build` must compile it through code
+# generation and link it, so an example that sema accepts and codegen
+# refuses fails too: a block with `fn main()` is built as a program, one
+# with `test` blocks with --tests as a test binary (both when it has
+# both), and one with neither with --tests too (a test binary of no test
+# still generates every function of the package). A block opened with
+# ```oxl error is deliberately wrong: `oxl check` must refuse it, and each
+# `// error: text` comment in it must be the text of one of its errors. A
+# fence may be indented (in a list item): its lines lose that indentation.
+# Any other fence (```ebnf, ```c, a bare ```) is not OxL and is not
+# checked. Each block is checked as a one-file package of its own, named
+# after the document and line.
 oxl=$1
 docs=$2
 case $oxl in
@@ -53,6 +59,18 @@ for dir in "$tmp"/blocks/*/; do
     why=""
     if [ "$kind" = ok ] && [ "$status" != 0 ]; then
         why="oxl check exits $status"
+    elif [ "$kind" = ok ]; then
+        has_main=no
+        has_tests=no
+        grep -q '^fn main()' "$dir/main.oxl" && has_main=yes
+        grep -q '^test ' "$dir/main.oxl" && has_tests=yes
+        if [ "$has_main" = yes ]; then
+            (cd "$dir" && "$oxl" build main.oxl -o prog) >>"$dir/out" 2>&1 || why="oxl build exits $?"
+        fi
+        if [ -z "$why" ] && { [ "$has_tests" = yes ] || [ "$has_main" = no ]; }; then
+            (cd "$dir" && "$oxl" build main.oxl --tests -o prog.test) >>"$dir/out" 2>&1 ||
+                why="oxl build --tests exits $?"
+        fi
     elif [ "$kind" = error ] && [ "$status" != 1 ]; then
         why="a block marked error: oxl check exits $status, expected 1"
     elif [ "$kind" = error ]; then
