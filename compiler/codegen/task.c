@@ -192,14 +192,21 @@ static const ast_node *value_receiver(const ast_node *callee) {
     return callee->a;
 }
 
+/* One operand of a spawned call, as the call generated again sees it: a
+ * local (decl, sym) read by a name (id), and the argument that holds it. */
+typedef struct standin {
+    ast_node decl, id, arg;
+    sema_sym sym;
+} standin;
+
 /* spawn of any other call sema accepts: print(x), panic(m), a built-in
  * method (xs.push(1), c.send(v), t.join()), an extern (net.heal()),
  * Chan[T](n). As for `spawn f(x)`, the receiver and the arguments are
  * evaluated now, in the order written, and the call is made in the new
  * task: the thunk is a body of its own in which the call is generated
  * again, each operand replaced by a local of the thunk that holds its
- * value (read from the environment). The stand-in nodes and symbols live
- * on this frame: they are used only while the thunk is generated. */
+ * value (read from the environment). The stand-in nodes and symbols are
+ * used only while the thunk is generated. */
 static LLVMValueRef spawn_general(cg_module *m, const ast_node *e) {
     const ast_node *c = e->a;
     const ast_node *recv = value_receiver(c->a);
@@ -229,26 +236,35 @@ static LLVMValueRef spawn_general(cg_module *m, const ast_node *e) {
         }
     }
 
-    /* the call again, over stand-ins: x.m(a, b) becomes x'.m(a', b') */
-    ast_node decls[SEMA_MAX_PARAMS], ids[SEMA_MAX_PARAMS], args[SEMA_MAX_PARAMS];
-    sema_sym syms[SEMA_MAX_PARAMS];
-    void *arg_items[SEMA_MAX_PARAMS];
+    /* the call again, over stand-ins: x.m(a, b) becomes x'.m(a', b')
+     * (on the heap: an argument may hold another spawn, and so on) */
+    standin *sv = calloc(n ? n : 1, sizeof *sv);
+    if (!sv) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
     for (uint32_t i = 0; i < n; i++) {
         /* no place in the source: the stand-in is no local of the debugger's */
-        decls[i] = (ast_node){.kind = AST_LET, .span = {BASE_NO_FILE, 0, 0}, .type = operand[i]->type};
-        syms[i] = (sema_sym){.kind = SYM_LOCAL, .decl = &decls[i], .type = operand[i]->type, .state = RS_DONE};
-        ids[i] = (ast_node){.kind = AST_IDENT, .span = operand[i]->span, .type = operand[i]->type, .sym = &syms[i]};
+        sv[i].decl = (ast_node){.kind = AST_LET, .span = {BASE_NO_FILE, 0, 0}, .type = operand[i]->type};
+        sv[i].sym = (sema_sym){.kind = SYM_LOCAL, .decl = &sv[i].decl, .type = operand[i]->type, .state = RS_DONE};
+        sv[i].id = (ast_node){.kind = AST_IDENT, .span = operand[i]->span, .type = operand[i]->type, .sym = &sv[i].sym};
     }
     ast_node callee = *c->a;
-    if (recv) callee.a = &ids[0];
+    if (recv) callee.a = &sv[0].id;
     for (uint32_t i = 0; i < nargs; i++) {
-        args[i] = *(const ast_node *)c->list.items[i];
-        args[i].a = &ids[n - nargs + i];
-        arg_items[i] = &args[i];
+        standin *a = &sv[n - nargs + i];
+        a->arg = *(const ast_node *)c->list.items[i];
+        a->arg.a = &a->id;
     }
     ast_node call = *c;
     call.a = &callee;
-    call.list = (base_vec){.items = arg_items, .len = nargs, .cap = nargs};
+    void **items = calloc(nargs ? nargs : 1, sizeof *items);
+    if (!items) {
+        fputs("oxl: out of memory\n", stderr);
+        abort();
+    }
+    for (uint32_t i = 0; i < nargs; i++) items[i] = &sv[n - nargs + i].arg;
+    call.list = (base_vec){.items = items, .len = nargs, .cap = nargs};
 
     LLVMValueRef env, cw;
     LLVMBasicBlockRef here;
@@ -260,13 +276,15 @@ static LLVMValueRef spawn_general(cg_module *m, const ast_node *e) {
     for (uint32_t i = 0; i < n; i++) {
         LLVMValueRef slot = cg_entry_alloca(m, types[i], "");
         LLVMBuildStore(m->b, from_word(m, LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, cw, i), ""), types[i]), slot);
-        cg_add_local(m, &decls[i], slot);
+        cg_add_local(m, &sv[i].decl, slot);
     }
     LLVMValueRef r = cg_expr(m, &call);
     const sema_type *rt = e->type->elem;
     if (r && !cg_terminated(m))
         LLVMBuildRet(m->b, !rt || rt->kind == TY_NONE || rt->kind == TY_NEVER ? cg_i64(m, 0) : to_word(m, r));
-    cg_fn_restore(m, &st);
+    cg_fn_restore(m, &st); /* the thunk's locals (which name the stand-ins) go with it */
+    free(items);
+    free(sv);
     LLVMPositionBuilderAtEnd(m->b, here);
     return r ? go(m, thunk, env, e->span) : NULL;
 }
