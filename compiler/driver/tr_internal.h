@@ -625,6 +625,13 @@ typedef struct tr_trace_diff tr_trace_diff;
  * stderr: as its text (nothing when it has none), or as JSON (null). */
 void tr_doing_text(const tr_item *it, tr_buf *b);
 void tr_doing_json(const tr_item *it, tr_buf *b);
+/* What the section's caps left out (64 tasks, 32 messages in flight, 32
+ * partitions and blocks: its "... and N more" lines), for the reports'
+ * fields of their own; false (all 0) when there is no section. */
+typedef struct tr_doing_omitted {
+    uint64_t tasks, messages, cuts;
+} tr_doing_omitted;
+bool tr_doing_omitted_of(const tr_item *it, tr_doing_omitted *o);
 /* A fresh file name in the run's directory for a trace dump. */
 void tr_trace_dump_path(tr_runner *r, const char *what, char *buf, size_t cap);
 /* After the failing seed's re-run, which dumped its trace to fail_dump
