@@ -9,8 +9,9 @@
 # JUnit file's failure body (what everyone was doing, the trace diff), the
 # TAP and JSON fields, and the depth-2 bug of writer.oxl that only
 # --policy pct with depth 2 or more finds; and a shrunk schedule that,
-# replayed under a time limit, fails another way than it was shrunk to.
-# Every run shares one build.
+# replayed under a time limit, fails another way than it was shrunk to;
+# and that docs/testing.md's shrink example is what the command prints.
+# Every run shares one build (the docs' example builds the shop).
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/../lib.sh"
@@ -24,7 +25,7 @@ has() { grep -qF -- "$1" "$2"; }
 run() { s=$1; shift; env OXL_TEST_RUN=0 OXL_TEST_SEED="$s" OXL_SIM_REPORT=1 "$@" "$bin" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 simline() { grep '^oxl-sim:' "$tmp/err"; }
 
-tap_plan 32
+tap_plan 34
 
 OXL_TEST_KEEP_BINARY="$bin" "$oxl" test "$pkg" --exact 'a call on a lossy network' --seeds 2..=30 --junit "$tmp/junit.xml" >"$tmp/out" 2>"$tmp/err"
 check "the lossy call fails at seed 5" has "seed 5 failed" "$tmp/out"
@@ -98,6 +99,23 @@ st=$?
 check "replayed under --time-limit 1s: it fails, exit 1" test "$st" -eq 1
 check "with the time limit" has "time limit: the deterministic simulation is still waiting after 1s of virtual time" "$tmp/out"
 check "and the replay names both failures" has "replay: another failure than when it was shrunk: now time limit: the deterministic simulation is still waiting after, then two_ways.oxl:15: assertion failed: order !=" "$tmp/out"
+
+# docs/testing.md's shrink example, run as it is written, from a copy of
+# the tree's examples/ (PATH finds this oxl first, so its replay line
+# says `oxl test ...`): the same lines, the seconds aside
+awk '/^\$ oxl test examples\/shop_planted_bug .* --shrink$/ { on = 1 } on && /^```/ { exit } on' \
+    "$here/../../docs/testing.md" >"$tmp/doc_example"
+mkdir -p "$tmp/tree/examples"
+cp -r "$here/../../examples/shop_planted_bug" "$tmp/tree/examples/"
+rm -f "$tmp/tree/examples/shop_planted_bug/oxl-test-failures.txt"
+cmd=$(head -n 1 "$tmp/doc_example" | sed 's/^\$ //')
+(cd "$tmp/tree" && PATH="$(dirname "$(tap_abs "$oxl")"):$PATH" && export PATH && eval "$cmd") >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "docs/testing.md's shrink example runs: exit 1, a schedule written" sh -c "test $st -eq 1 && test -s '$tmp/tree/oxl-schedule-seed4.txt'"
+untimed() { sed 's/ in \([0-9]*\) runs ([0-9.]* s)$/ in \1 runs (N s)/' "$1"; }
+tail -n +2 "$tmp/doc_example" | untimed /dev/stdin >"$tmp/doc_want"
+untimed "$tmp/out" >"$tmp/doc_got"
+check "and prints the docs' lines, the seconds aside" cmp -s "$tmp/doc_want" "$tmp/doc_got"
 
 # the depth-2 bug: 200 seeds of each policy that cannot find it, then pct
 half="a reader never sees a half-done write"
