@@ -64,7 +64,8 @@ static void command(const tr_runner *r, const tr_test *t, const uint64_t *seed, 
     if (r->o.time_limit) tr_buf_puts(b, " --time-limit "), tr_shell_word(b, r->o.time_limit);
     /* the policy is part of the seed's schedule */
     if (sim_seed && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(b, " --policy fifo");
-    if (sim_seed && r->o.policy == TR_POLICY_PCT) tr_buf_printf(b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
+    if (sim_seed && r->o.policy == TR_POLICY_PCT)
+        tr_buf_printf(b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
 }
 
 void tr_command_of(const tr_runner *r, const tr_test *t, tr_buf *b) { command(r, t, NULL, b); }

@@ -642,7 +642,8 @@ static void test_describe_cuts(void) {
     free(d);
     oxl_world_run_for(w, 700 * OXL_MS);
     d = describe(w);
-    tap_ok(!strstr(d, "n3>n0") && strstr(d, "partition n0,n2|n1 since"), "a timed block that ended is gone, the rest stay");
+    tap_ok(!strstr(d, "n3>n0") && strstr(d, "partition n0,n2|n1 since"),
+           "a timed block that ended is gone, the rest stay");
     free(d);
     oxl_net_heal(w);
     d = describe(w);
@@ -656,7 +657,9 @@ static void test_describe_cuts(void) {
     oxl_node_id zero = 0;
     oxl_net_partition(w, &zero, 1, all, 19, 0);
     d = describe(w);
-    tap_is_str(d, "  partition n0|n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11,n12,n13,n14,n15,n16,+3 more since 0.000000000s, until a heal\n",
+    tap_is_str(d,
+               "  partition n0|n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11,n12,n13,n14,n15,n16,+3 more since 0.000000000s, "
+               "until a heal\n",
                "a side of more than 16 nodes: the first 16 and how many more");
     free(d);
     oxl_net_heal(w);
