@@ -8,6 +8,7 @@
 #include "tr_internal.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,6 +67,47 @@ static bool task_line(const char *s, size_t n, tr_buf *b) {
     return ok;
 }
 
+/* "... and 47 more tasks", "... and 8 more messages in flight", "... and 8
+ * more partitions and blocks in force": the runtime's lines for what its
+ * caps left out (runtime/src/sched/sched.c, runtime/src/sim/describe.c),
+ * counted into o. False for any other line. */
+static bool omitted_line(const char *s, size_t n, tr_doing_omitted *o) {
+    static const char head[] = "... and ";
+    static const struct {
+        const char *tail;
+        size_t at;
+    } kinds[] = {{" more tasks", offsetof(tr_doing_omitted, tasks)},
+                 {" more messages in flight", offsetof(tr_doing_omitted, messages)},
+                 {" more partitions and blocks in force", offsetof(tr_doing_omitted, cuts)}};
+    if (n <= sizeof head - 1 || strncmp(s, head, sizeof head - 1) != 0) return false;
+    size_t d = sizeof head - 1, e = d;
+    while (e < n && s[e] >= '0' && s[e] <= '9') e++;
+    if (e == d || e - d > 19) return false;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        size_t tn = strlen(kinds[k].tail);
+        if (n - e != tn || strncmp(s + e, kinds[k].tail, tn) != 0) continue;
+        uint64_t v = 0;
+        for (size_t i = d; i < e; i++) v = v * 10 + (uint64_t)(s[i] - '0');
+        *(uint64_t *)((char *)o + kinds[k].at) += v;
+        return true;
+    }
+    return false;
+}
+
+bool tr_doing_omitted_of(const tr_item *it, tr_doing_omitted *o) {
+    memset(o, 0, sizeof *o);
+    const char *end, *p = doing_start(it, &end);
+    if (!p) return false;
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    for (const char *l = eol; l && l < end; l = eol) {
+        l += 1; /* the newline */
+        eol = memchr(l, '\n', (size_t)(end - l));
+        if (!eol) eol = end;
+        if (eol - l > 2) omitted_line(l + 2, (size_t)(eol - l - 2), o); /* past the indent */
+    }
+    return true;
+}
+
 void tr_doing_json(const tr_item *it, tr_buf *b) {
     const char *end, *p = doing_start(it, &end);
     if (!p) {
@@ -85,6 +127,7 @@ void tr_doing_json(const tr_item *it, tr_buf *b) {
     tr_json_str(b, at);
     free(at);
     tr_buf world = {0}, tasks = {0};
+    tr_doing_omitted omitted = {0};
     for (const char *l = eol; l < end; l = eol) {
         l += 1; /* the newline */
         eol = memchr(l, '\n', (size_t)(end - l));
@@ -92,6 +135,7 @@ void tr_doing_json(const tr_item *it, tr_buf *b) {
         const char *s = l + 2; /* the indent */
         size_t n = eol > s ? (size_t)(eol - s) : 0;
         if (n == 0) continue;
+        if (omitted_line(s, n, &omitted)) continue; /* counts of their own, never a line of the world */
         tr_buf *into = &world;
         tr_buf one = {0};
         if (task_line(s, n, &one)) into = &tasks;
@@ -107,7 +151,10 @@ void tr_doing_json(const tr_item *it, tr_buf *b) {
         }
         tr_buf_free(&one);
     }
-    tr_buf_printf(b, ",\"tasks\":[%s],\"world\":[%s]}", tasks.s ? tasks.s : "", world.s ? world.s : "");
+    tr_buf_printf(b,
+                  ",\"tasks\":[%s],\"tasks_omitted\":%" PRIu64 ",\"world\":[%s],\"messages_omitted\":%" PRIu64
+                  ",\"cuts_omitted\":%" PRIu64 "}",
+                  tasks.s ? tasks.s : "", omitted.tasks, world.s ? world.s : "", omitted.messages, omitted.cuts);
     tr_buf_free(&tasks);
     tr_buf_free(&world);
 }

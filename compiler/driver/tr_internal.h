@@ -478,9 +478,16 @@ uint64_t tr_gen_count(const tr_runner *r, const tr_gen *g);
 int tr_run_gdb(tr_runner *r);
 
 /* tr_reproduce.c: oc->reproduce, a command that reruns the failing seed
- * as it ran; tr_oxl_command appends the oxl to name in such a command. */
+ * as it ran; tr_oxl_command appends the oxl to name in such a command.
+ * tr_seed_command appends the reproduce line of seed of t (the timeline's
+ * page has it too); tr_command_of the same without the seed and the
+ * policy: the kept environment, the oxl, the package, --exact and what
+ * changes the build or the run (-O2, -t, --time-limit), for a command
+ * whose file fixes every choice (--replay FILE). */
 void tr_reproduce_line(tr_runner *r, tr_outcome *oc);
 void tr_oxl_command(const tr_runner *r, tr_buf *b);
+void tr_command_of(const tr_runner *r, const tr_test *t, tr_buf *b);
+void tr_seed_command(const tr_runner *r, const tr_test *t, uint64_t seed, tr_buf *b);
 
 /* tr_plan.c: runs the selected tests and reports them: the exit status. */
 int tr_run_plan(tr_runner *r);
@@ -618,6 +625,13 @@ typedef struct tr_trace_diff tr_trace_diff;
  * stderr: as its text (nothing when it has none), or as JSON (null). */
 void tr_doing_text(const tr_item *it, tr_buf *b);
 void tr_doing_json(const tr_item *it, tr_buf *b);
+/* What the section's caps left out (64 tasks, 32 messages in flight, 32
+ * partitions and blocks: its "... and N more" lines), for the reports'
+ * fields of their own; false (all 0) when there is no section. */
+typedef struct tr_doing_omitted {
+    uint64_t tasks, messages, cuts;
+} tr_doing_omitted;
+bool tr_doing_omitted_of(const tr_item *it, tr_doing_omitted *o);
 /* A fresh file name in the run's directory for a trace dump. */
 void tr_trace_dump_path(tr_runner *r, const char *what, char *buf, size_t cap);
 /* After the failing seed's re-run, which dumped its trace to fail_dump

@@ -69,6 +69,14 @@ static void suite(tr_runner *r, tr_buf *bp) {
             tr_buf_printf(&b, "        <property name=\"seeds\" value=\"%" PRIu64 "..%" PRIu64 "\"/>\n", t->first, t->last);
         if (t->sim && oc->run && !oc->passed)
             tr_buf_printf(&b, "        <property name=\"failed_seed\" value=\"%" PRIu64 "\"/>\n", oc->fail.seed);
+        tr_doing_omitted om;
+        if (t->sim && oc->run && !oc->passed && tr_doing_omitted_of(&oc->fail, &om))
+            /* what the failure body's "what everyone was doing" left out, as numbers */
+            tr_buf_printf(&b,
+                          "        <property name=\"tasks_omitted\" value=\"%" PRIu64 "\"/>\n"
+                          "        <property name=\"messages_omitted\" value=\"%" PRIu64 "\"/>\n"
+                          "        <property name=\"cuts_omitted\" value=\"%" PRIu64 "\"/>\n",
+                          om.tasks, om.messages, om.cuts);
         tr_buf_puts(&b, "      </properties>\n");
         if (oc->run && oc->passed) {
             tr_buf_puts(&b, "    </testcase>\n");

@@ -59,6 +59,12 @@ static void tap_yaml(const tr_runner *r, tr_buf *b, const char *indent, const tr
             tr_buf_printf(b, "%s  doing: ", indent);
             tr_json_str(b, d.s);
             tr_buf_puts(b, "\n");
+            /* what its caps left out, as numbers (tr_explain.c) */
+            tr_doing_omitted om;
+            tr_doing_omitted_of(it, &om);
+            tr_buf_printf(b, "%s  tasks_omitted: %" PRIu64 "\n", indent, om.tasks);
+            tr_buf_printf(b, "%s  messages_omitted: %" PRIu64 "\n", indent, om.messages);
+            tr_buf_printf(b, "%s  cuts_omitted: %" PRIu64 "\n", indent, om.cuts);
         }
         tr_buf_free(&d);
     }

@@ -40,30 +40,41 @@ void tr_oxl_command(const tr_runner *r, tr_buf *b) {
     else tr_shell_word(b, a0);
 }
 
-void tr_reproduce_line(tr_runner *r, tr_outcome *oc) {
-    tr_buf b = {0};
+/* The command of test t; with a seed (a sim test's), that seed under the
+ * run's policy. The order is the reproduce line's as users know it. */
+static void command(const tr_runner *r, const tr_test *t, const uint64_t *seed, tr_buf *b) {
     for (int i = 0; kept_env[i]; i++) {
         const char *v = getenv(kept_env[i]);
         if (!v) continue;
         /* --time-limit set it for the processes; the flag says it */
         if (r->o.time_limit && strcmp(kept_env[i], "OXL_SIM_TIME_LIMIT") == 0) continue;
-        tr_buf_printf(&b, "%s=", kept_env[i]);
-        tr_shell_word(&b, v);
-        tr_buf_puts(&b, " ");
+        tr_buf_printf(b, "%s=", kept_env[i]);
+        tr_shell_word(b, v);
+        tr_buf_puts(b, " ");
     }
-    tr_oxl_command(r, &b);
-    tr_buf_puts(&b, " test ");
-    tr_shell_word(&b, r->o.pkg);
-    tr_buf_puts(&b, " --exact ");
-    tr_shell_quote(&b, oc->test->name);
-    if (oc->test->sim) tr_buf_printf(&b, " --seed %" PRIu64, oc->fail.seed);
-    if (r->o.opt_level == 2) tr_buf_puts(&b, " -O2");
-    if (r->o.timeout != TR_DEFAULT_TIMEOUT) tr_buf_printf(&b, " -t %g", r->o.timeout);
-    if (r->o.time_limit) tr_buf_puts(&b, " --time-limit "), tr_shell_word(&b, r->o.time_limit);
+    tr_oxl_command(r, b);
+    tr_buf_puts(b, " test ");
+    tr_shell_word(b, r->o.pkg);
+    tr_buf_puts(b, " --exact ");
+    tr_shell_quote(b, t->name);
+    bool sim_seed = seed && t->sim;
+    if (sim_seed) tr_buf_printf(b, " --seed %" PRIu64, *seed);
+    if (r->o.opt_level == 2) tr_buf_puts(b, " -O2");
+    if (r->o.timeout != TR_DEFAULT_TIMEOUT) tr_buf_printf(b, " -t %g", r->o.timeout);
+    if (r->o.time_limit) tr_buf_puts(b, " --time-limit "), tr_shell_word(b, r->o.time_limit);
     /* the policy is part of the seed's schedule */
-    if (oc->test->sim && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(&b, " --policy fifo");
-    if (oc->test->sim && r->o.policy == TR_POLICY_PCT)
-        tr_buf_printf(&b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
+    if (sim_seed && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(b, " --policy fifo");
+    if (sim_seed && r->o.policy == TR_POLICY_PCT)
+        tr_buf_printf(b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
+}
+
+void tr_command_of(const tr_runner *r, const tr_test *t, tr_buf *b) { command(r, t, NULL, b); }
+
+void tr_seed_command(const tr_runner *r, const tr_test *t, uint64_t seed, tr_buf *b) { command(r, t, &seed, b); }
+
+void tr_reproduce_line(tr_runner *r, tr_outcome *oc) {
+    tr_buf b = {0};
+    tr_seed_command(r, oc->test, oc->fail.seed, &b);
     free(oc->reproduce);
     oc->reproduce = b.s;
 }

@@ -78,14 +78,29 @@ int tr_shrink_check_opts(const tr_opts *o) {
         bad = "--replay needs --exact NAME: the test the schedule file is of";
     else if (o->replay && (o->has_seed || o->has_seeds))
         bad = "--replay takes no --seed or --seeds: the schedule file names its seed";
+    else if (o->replay && (o->has_policy || o->has_pct_depth))
+        bad = o->has_policy ? "--replay takes no --policy: the schedule file fixes every choice of the scheduler"
+                            : "--replay takes no --pct-depth: the schedule file fixes every choice of the scheduler";
     else if ((o->shrink || o->replay) && (o->list || o->junit || o->format != TR_FMT_HUMAN || o->has_partition))
         bad = o->shrink ? "--shrink runs one seed and prints text: it cannot be used with --list, --junit, --format "
                           "tap|json or --partition"
                         : "--replay runs one schedule and prints text: it cannot be used with --list, --junit, "
                           "--format tap|json or --partition";
-    if (!bad) return TR_GO_ON;
-    tr_usage("%s", bad);
-    return TR_EXIT_USAGE;
+    if (bad) {
+        tr_usage("%s", bad);
+        return TR_EXIT_USAGE;
+    }
+    /* the flags' variables too: a replay would ignore them */
+    static const char *const policy_vars[] = {"OXL_SIM_POLICY", "OXL_SIM_PCT_DEPTH"};
+    for (int k = 0; o->replay && k < 2; k++) {
+        const char *v = getenv(policy_vars[k]);
+        if (v && *v) {
+            fprintf(stderr, "oxl test: %s='%s' is set, and --replay takes no policy: the schedule file fixes every "
+                            "choice of the scheduler; unset it\n", policy_vars[k], v);
+            return TR_EXIT_USAGE;
+        }
+    }
+    return TR_GO_ON;
 }
 
 int tr_shrink_check_env(void) {
@@ -148,12 +163,20 @@ static char *failure_identity(const char *err) {
 /* The identity for a person: "bank_test.oxl:49: assertion failed: ...". */
 static void show_identity(tr_buf *b, const char *id) {
     const char *tab = strchr(id, '\t');
-    tr_buf_add(b, id, tab ? (size_t)(tab - id) : strlen(id));
-    if (!tab) return;
-    size_t n = strlen(tab + 1);
-    while (n && tab[n] == ' ') n--; /* a prefix cut before a number ends in a space */
-    tr_buf_puts(b, ": ");
-    tr_buf_add(b, tab + 1, n);
+    size_t site = tab ? (size_t)(tab - id) : strlen(id);
+    if (!tab) {
+        tr_buf_add(b, id, site);
+        return;
+    }
+    const char *msg = tab + 1;
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == ' ') n--; /* a prefix cut before a number ends in a space */
+    /* a report's kind is its message's first words: "time limit: ..." once */
+    if (!(strncmp(msg, id, site) == 0 && msg[site] == ':')) {
+        tr_buf_add(b, id, site);
+        tr_buf_puts(b, ": ");
+    }
+    tr_buf_add(b, msg, n);
 }
 
 /* ---- the binary's identity ---- */
@@ -603,11 +626,9 @@ static int shrink_main(tr_runner *r, const tr_test *t) {
     tr_buf b = {0};
     summary(&b, &sh, &orig, &best, tr_now() - t0);
     tr_buf_printf(&b, "schedule: %s\nreplay: ", file);
-    tr_oxl_command(r, &b); /* the oxl invoked, as the reproduce line names it */
-    tr_buf_puts(&b, " test ");
-    tr_shell_word(&b, r->o.pkg);
-    tr_buf_puts(&b, " --exact ");
-    tr_shell_quote(&b, t->name);
+    /* as the reproduce line, without the seed and the policy (the file has
+     * them): -O2 is another test binary, which the file would not match */
+    tr_command_of(r, t, &b);
     tr_buf_puts(&b, " --replay ");
     tr_shell_word(&b, file);
     tr_buf_puts(&b, "\n");
@@ -712,9 +733,13 @@ static int replay_main(tr_runner *r, const tr_test *t) {
             show_identity(&b, id);
             tr_buf_puts(&b, ")\n");
         } else if (s.failure) {
-            tr_buf_puts(&b, "replay: another failure than when it was shrunk (");
+            /* the schedule fixes the run, not its settings: a time limit,
+             * the fence, an edited file can still change the failure */
+            tr_buf_puts(&b, "replay: another failure than when it was shrunk: now ");
+            show_identity(&b, id);
+            tr_buf_puts(&b, ", then ");
             show_identity(&b, s.failure);
-            tr_buf_puts(&b, ")\n");
+            tr_buf_puts(&b, "\n");
         }
         status = TR_EXIT_FAILED;
     }

@@ -118,11 +118,7 @@ static bool render(tr_runner *r, const tr_test *test, const tr_dump *t, const ch
     tr_xml_text(page, t->hash);
     tr_buf_puts(page, "; <code>");
     tr_buf reproduce = {0};
-    tr_buf_puts(&reproduce, "oxl test ");
-    tr_shell_word(&reproduce, r->o.pkg);
-    tr_buf_puts(&reproduce, " --exact ");
-    tr_shell_quote(&reproduce, test->name);
-    tr_buf_printf(&reproduce, " --seed %" PRIu64, r->o.seed);
+    tr_seed_command(r, test, r->o.seed, &reproduce); /* the failure's own reproduce line */
     tr_xml_text(page, reproduce.s);
     tr_buf_free(&reproduce);
     tr_buf_puts(page, "</code>");
@@ -185,7 +181,8 @@ static bool run_seed(tr_runner *r, const tr_test *test, const char *dump, const 
     snprintf(seed, sizeof seed, "OXL_TEST_SEED=%" PRIu64, r->o.seed);
     snprintf(data, sizeof data, "OXL_DATA_DIR=%s", datadir);
     snprintf(dumpvar, sizeof dumpvar, "OXL_SIM_TRACE_DUMP=%s", dump);
-    const char *env[] = {run, seed, data, "OXL_SIM_REPORT=1", dumpvar, NULL};
+    /* the run's policy: the page is of the seed as the run ran it */
+    const char *env[] = {run, seed, data, "OXL_SIM_REPORT=1", dumpvar, r->sim_env[0], r->sim_env[1], NULL};
     tr_proc p;
     if (!tr_proc_start(&p, r->bin, NULL, env, out, err, r->o.timeout)) {
         fprintf(stderr, "oxl test: cannot start the test binary for the timeline: %s\n", strerror(errno));
@@ -247,8 +244,8 @@ int tr_timeline_write(tr_runner *r, int status) {
         }
     }
     if (ok) {
-        fprintf(stderr, "oxl test: timeline of seed %" PRIu64 " (%s, %" PRIu64 " events, %zu nodes) written to %s\n",
-                r->o.seed, t.status, t.total, t.nnodes, r->o.timeline);
+        fprintf(stderr, "oxl test: timeline of seed %" PRIu64 " (%s, %" PRIu64 " events, %zu node%s) written to %s\n",
+                r->o.seed, t.status, t.total, t.nnodes, t.nnodes == 1 ? "" : "s", r->o.timeline);
         /* the failing run's trace against the timeline's: they must agree */
         for (size_t i = 0; r->outs && i < r->nsel; i++) {
             const tr_outcome *oc = &r->outs[i];

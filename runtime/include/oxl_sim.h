@@ -331,8 +331,9 @@ uint32_t oxl_world_label(oxl_world *w, const char *text);
  * Storage.reserve"), peer is the other end, id the call id (in the hash). */
 void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label);
 /* What the world holds now, one line each, every line starting with
- * indent: messages in flight (sender, receiver, size, arrival), links cut
- * by partitions and blocks, nodes down (for failure reports). */
+ * indent: messages in flight (sender, receiver, size, arrival), the
+ * partitions and one-way blocks in force (sides, since, heal time), nodes
+ * down (for failure reports; docs/scheduler.md, Failure reports). */
 void oxl_world_describe(const oxl_world *w, const char *indent, FILE *out);
 /* Writes the last n retained events, one per line. */
 void oxl_world_trace_render(const oxl_world *w, size_t n, FILE *out);

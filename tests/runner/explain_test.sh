@@ -8,7 +8,10 @@
 # and has each event's line as the trace tail prints it; then the
 # JUnit file's failure body (what everyone was doing, the trace diff), the
 # TAP and JSON fields, and the depth-2 bug of writer.oxl that only
-# --policy pct with depth 2 or more finds. Every run shares one build.
+# --policy pct with depth 2 or more finds; and a shrunk schedule that,
+# replayed under a time limit, fails another way than it was shrunk to;
+# and that docs/testing.md's shrink example is what the command prints.
+# Every run shares one build (the docs' example builds the shop).
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/../lib.sh"
@@ -22,7 +25,7 @@ has() { grep -qF -- "$1" "$2"; }
 run() { s=$1; shift; env OXL_TEST_RUN=0 OXL_TEST_SEED="$s" OXL_SIM_REPORT=1 "$@" "$bin" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 simline() { grep '^oxl-sim:' "$tmp/err"; }
 
-tap_plan 28
+tap_plan 34
 
 OXL_TEST_KEEP_BINARY="$bin" "$oxl" test "$pkg" --exact 'a call on a lossy network' --seeds 2..=30 --junit "$tmp/junit.xml" >"$tmp/out" 2>"$tmp/err"
 check "the lossy call fails at seed 5" has "seed 5 failed" "$tmp/out"
@@ -84,6 +87,35 @@ check "TAP: and what everyone was doing" has '      doing: "what everyone was do
 rm -f "$pkg/oxl-test-failures.txt"
 "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 --format json >"$tmp/out" 2>"$tmp/err"
 check "JSON: the test event's trace_diff, with and without task events" has '"trace_diff":{"seed":5,"against_seed":4,"compared":true,"events":22,"against_events":23,"cut":false,"all":{"common_prefix":8,"first_difference":"#8 @0.000000000s seq=2 task      done task 3 on store-0","against_event":"#8 @0.000000000s seq=2 task      done task 2 on api-0","context":[]},"without_tasks":{"common_prefix":11,"first_difference":"#18 @0.003474353s seq=4 drop      store-0 -> api-0 (random drop)","against_event":"#19 @0.005875701s seq=4 deliver   store-0 -> api-0 (17 bytes)","context":["#17 @0.003474353s seq=4 send      store-0 -> api-0 (17 bytes)"]}}' "$tmp/out"
+
+# a schedule fixes the run's choices, not its settings: replayed under a
+# time limit that ends the run before the assert, it fails another way,
+# and the replay says which, now and then
+late="two ways to fail, late"
+"$oxl" test "$pkg" --exact "$late" --seed 1 --shrink --shrink-out "$tmp/late.schedule" >"$tmp/out" 2>"$tmp/err"
+check "seed 1 of the late test shrinks to its second assert" has "  the failure: two_ways.oxl:15: assertion failed: order !=" "$tmp/out"
+"$oxl" test "$pkg" --exact "$late" --replay "$tmp/late.schedule" --time-limit 1s >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "replayed under --time-limit 1s: it fails, exit 1" test "$st" -eq 1
+check "with the time limit" has "time limit: the deterministic simulation is still waiting after 1s of virtual time" "$tmp/out"
+check "and the replay names both failures" has "replay: another failure than when it was shrunk: now time limit: the deterministic simulation is still waiting after, then two_ways.oxl:15: assertion failed: order !=" "$tmp/out"
+
+# docs/testing.md's shrink example, run as it is written, from a copy of
+# the tree's examples/ (PATH finds this oxl first, so its replay line
+# says `oxl test ...`): the same lines, the seconds aside
+awk '/^\$ oxl test examples\/shop_planted_bug .* --shrink$/ { on = 1 } on && /^```/ { exit } on' \
+    "$here/../../docs/testing.md" >"$tmp/doc_example"
+mkdir -p "$tmp/tree/examples"
+cp -r "$here/../../examples/shop_planted_bug" "$tmp/tree/examples/"
+rm -f "$tmp/tree/examples/shop_planted_bug/oxl-test-failures.txt"
+cmd=$(head -n 1 "$tmp/doc_example" | sed 's/^\$ //')
+(cd "$tmp/tree" && PATH="$(dirname "$(tap_abs "$oxl")"):$PATH" && export PATH && eval "$cmd") >"$tmp/out" 2>"$tmp/err"
+st=$?
+check "docs/testing.md's shrink example runs: exit 1, a schedule written" sh -c "test $st -eq 1 && test -s '$tmp/tree/oxl-schedule-seed4.txt'"
+untimed() { sed 's/ in \([0-9]*\) runs ([0-9.]* s)$/ in \1 runs (N s)/' "$1"; }
+tail -n +2 "$tmp/doc_example" | untimed /dev/stdin >"$tmp/doc_want"
+untimed "$tmp/out" >"$tmp/doc_got"
+check "and prints the docs' lines, the seconds aside" cmp -s "$tmp/doc_want" "$tmp/doc_got"
 
 # the depth-2 bug: 200 seeds of each policy that cannot find it, then pct
 half="a reader never sees a half-done write"

@@ -12,6 +12,9 @@ src=$2
 shot=$3
 . "$(dirname "$0")/../lib.sh"
 oxl=$(tap_abs "$oxl")
+# PATH finds this oxl first, so the page's reproduce line says `oxl test ...`
+PATH="$(dirname "$oxl"):$PATH"
+export PATH
 chromium=$(command -v chromium || command -v chromium-browser)
 if [ -z "$chromium" ]; then
     echo "1..0 # SKIP chromium is not installed (tools/deps installs it)"

@@ -261,6 +261,9 @@ static void partition_add_now(oxl_world *w, const oxl_node_id *a, size_t na, con
     p->nb = (uint32_t)nb;
     p->heal_epoch = w->heal_epoch;
     p->one_way = one_way;
+    p->ended = false;
+    p->since = w->now;
+    p->until = for_d > 0 ? w->now + for_d : 0;
     partition_apply(w, p, +1);
     if (one_way)
         sim_trace_record(w, OXL_EV_BLOCK, a[0], b[0], w->next_seq, (uint64_t)for_d, partition_label(w, p));
@@ -302,6 +305,7 @@ void sim_net_unblock(oxl_world *w, uint32_t idx) {
     sim_partition *p = &w->partitions[idx];
     if (p->heal_epoch != w->heal_epoch) return; /* a heal came first */
     partition_apply(w, p, -1);
+    p->ended = true;
     sim_trace_record(w, OXL_EV_HEAL, OXL_NO_NODE, OXL_NO_NODE, w->next_seq, idx, partition_label(w, p));
 }
 

@@ -173,6 +173,9 @@ typedef struct sim_partition {
     uint32_t na, nb;
     uint64_t heal_epoch; /* an oxl_net_heal in between voids the timed end */
     bool one_way;        /* cuts a -> b only (oxl_net_block_for) */
+    bool ended;          /* its timed end came (sim_net_unblock) */
+    oxl_time_ns since;   /* when it was cut */
+    oxl_time_ns until;   /* its timed end; 0: until oxl_net_heal */
 } sim_partition;
 
 typedef struct sim_invariant {

@@ -1,9 +1,11 @@
 /* sim_world_test: one test per semantic rule of the World (network, crashes,
- * incarnations, clocks, timers, tie order, invariants, misuse). */
+ * incarnations, clocks, timers, tie order, invariants, misuse), and what
+ * oxl_world_describe says of its cuts. */
 #include "oxl_sim.h"
 #include "tap.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -600,6 +602,80 @@ static void test_many_cancelled_timers(void) {
     oxl_world_free(w);
 }
 
+/* What oxl_world_describe says, as a string (malloc'd). */
+static char *describe(const oxl_world *w) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    oxl_world_describe(w, "  ", f);
+    fclose(f);
+    return buf;
+}
+
+/* Partitions and blocks in force are named as such, with their sides,
+ * since when and until when; ended and healed ones are gone; a link cut
+ * twice shows both cuts; the lines and the names of a side are capped. */
+static void test_describe_cuts(void) {
+    log_t lg = {0};
+    oxl_world *w = world_with(9, 4, &lg);
+    oxl_node_id n0 = 0, n1 = 1, n2 = 2, n3 = 3;
+    oxl_net_partition(w, &n0, 1, &n2, 1, 0);
+    oxl_net_heal(w);                                 /* lifts it */
+    oxl_net_partition(w, &n0, 1, &n1, 1, 100 * OXL_MS); /* ends by itself */
+    oxl_world_run_for(w, OXL_SEC);
+    char *d = describe(w);
+    tap_is_str(d, "", "no cut in force: nothing said of cuts (healed and ended ones are gone)");
+    free(d);
+    oxl_node_id ab[2] = {0, 2};
+    oxl_net_partition(w, ab, 2, &n1, 1, 2 * OXL_SEC);
+    oxl_net_partition(w, &n2, 1, &n3, 1, 0);
+    oxl_net_block(w, 1, 2); /* also cut by the first partition */
+    oxl_net_block(w, 1, 3);
+    oxl_net_block_for(w, 3, 0, 500 * OXL_MS);
+    d = describe(w);
+    tap_is_str(d,
+               "  partition n0,n2|n1 since 1.000000000s, healing at 3.000000000s\n"
+               "  partition n2|n3 since 1.000000000s, until a heal\n"
+               "  one-way block n3>n0 since 1.000000000s, lifting at 1.500000000s\n"
+               "  one-way block n1>n2,n3 until a heal\n",
+               "partitions, timed and untimed, and one-way blocks, timed and untimed, each named");
+    free(d);
+    oxl_world_run_for(w, 700 * OXL_MS);
+    d = describe(w);
+    tap_ok(!strstr(d, "n3>n0") && strstr(d, "partition n0,n2|n1 since"),
+           "a timed block that ended is gone, the rest stay");
+    free(d);
+    oxl_net_heal(w);
+    d = describe(w);
+    tap_is_str(d, "", "a heal lifts every one");
+    free(d);
+    oxl_world_free(w);
+
+    w = world_with(9, 20, &lg);
+    oxl_node_id all[19];
+    for (int i = 0; i < 19; i++) all[i] = (oxl_node_id)(i + 1);
+    oxl_node_id zero = 0;
+    oxl_net_partition(w, &zero, 1, all, 19, 0);
+    d = describe(w);
+    tap_is_str(d,
+               "  partition n0|n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11,n12,n13,n14,n15,n16,+3 more since 0.000000000s, "
+               "until a heal\n",
+               "a side of more than 16 nodes: the first 16 and how many more");
+    free(d);
+    oxl_net_heal(w);
+    for (int i = 0; i < 40; i++) {
+        oxl_node_id a = (oxl_node_id)(i % 20), b = (oxl_node_id)((i + 1) % 20);
+        oxl_net_partition(w, &a, 1, &b, 1, 0);
+    }
+    d = describe(w);
+    int lines = 0;
+    for (const char *p = d; (p = strchr(p, '\n')); p++) lines++;
+    tap_is_int(lines, 33, "40 partitions in force: 32 lines and one more");
+    tap_contains(d, "  ... and 8 more partitions and blocks in force\n", "which says how many are left out");
+    free(d);
+    oxl_world_free(w);
+}
+
 int main(void) {
     test_boot_and_delivery();
     test_many_cancelled_timers();
@@ -618,5 +694,6 @@ int main(void) {
     test_misuse();
     test_kill_from_own_callback();
     test_run_until();
+    test_describe_cuts();
     return tap_done();
 }
