@@ -43,7 +43,10 @@ static void test_seed_not_replayed(void) {
 static void test_time_limit_variable(void) {
     set_tests("sim|1|5|s|\n");
     static const char *const bad[] = {"OXL_SIM_TIME_LIMIT=abc", "OXL_SIM_TIME_LIMIT=", "OXL_SIM_TIME_LIMIT=-1",
-                                      "OXL_SIM_TIME_LIMIT=0", "OXL_SIM_TIME_LIMIT=1e99"};
+                                      "OXL_SIM_TIME_LIMIT=0", "OXL_SIM_TIME_LIMIT=1e99", "OXL_SIM_TIME_LIMIT=0x10",
+                                      "OXL_SIM_TIME_LIMIT= 5", "OXL_SIM_TIME_LIMIT=+5", "OXL_SIM_TIME_LIMIT=inf",
+                                      "OXL_SIM_TIME_LIMIT=nan", "OXL_SIM_TIME_LIMIT=5 ", "OXL_SIM_TIME_LIMIT=1e",
+                                      "OXL_SIM_TIME_LIMIT=."};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         reset_state();
         result r = run_env(ENV(bad[i]), ARGS(pkg));
@@ -59,9 +62,14 @@ static void test_time_limit_variable(void) {
         free(log);
         free_result(&r);
     }
-    result r = run_env(ENV("OXL_SIM_TIME_LIMIT=2.5"), ARGS(pkg));
-    tap_is_int(r.status, 0, "OXL_SIM_TIME_LIMIT=2.5 is fine");
-    free_result(&r);
+    static const char *const good[] = {"OXL_SIM_TIME_LIMIT=2.5", "OXL_SIM_TIME_LIMIT=10", "OXL_SIM_TIME_LIMIT=.5",
+                                       "OXL_SIM_TIME_LIMIT=3.", "OXL_SIM_TIME_LIMIT=1e3", "OXL_SIM_TIME_LIMIT=25E-1"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        reset_state();
+        result r = run_env(ENV(good[i]), ARGS(pkg));
+        tap_is_int(r.status, 0, "%s is fine", good[i]);
+        free_result(&r);
+    }
 }
 
 /* The reproduce line of s's output: the text after "reproduce: " up to

@@ -598,8 +598,22 @@ static void test_reports(void) {
     tap_contains(r.report, "after 24h of virtual time", "the default limit is 24 hours");
     oxl_sched_result_free(&r);
 
-    setenv("OXL_SIM_TIME_LIMIT", "soon", 1);
-    tap_ok(!oxl_sched_options_default(&o, 1), "a malformed OXL_SIM_TIME_LIMIT is refused");
+    /* a plain decimal number of seconds and nothing else: strtod's hex,
+     * blanks, signs, inf and nan are refused too */
+    static const char *const bad_limits[] = {"soon", "0x10", " 5", "+5", "5 ", "inf", "nan", "1e", ".", "-1", "0", ""};
+    for (size_t i = 0; i < sizeof bad_limits / sizeof bad_limits[0]; i++) {
+        setenv("OXL_SIM_TIME_LIMIT", bad_limits[i], 1);
+        tap_ok(!oxl_sched_options_default(&o, 1), "a malformed OXL_SIM_TIME_LIMIT='%s' is refused", bad_limits[i]);
+    }
+    static const struct {
+        const char *text;
+        oxl_dur_ns ns;
+    } good_limits[] = {{".5", OXL_SEC / 2}, {"3.", 3 * OXL_SEC}, {"1e3", 1000 * OXL_SEC}, {"25E-1", 2500 * OXL_MS}};
+    for (size_t i = 0; i < sizeof good_limits / sizeof good_limits[0]; i++) {
+        setenv("OXL_SIM_TIME_LIMIT", good_limits[i].text, 1);
+        tap_ok(oxl_sched_options_default(&o, 1) && o.time_limit == good_limits[i].ns, "OXL_SIM_TIME_LIMIT='%s' is taken",
+               good_limits[i].text);
+    }
     unsetenv("OXL_SIM_TIME_LIMIT");
 
     oxl_sched_options_default(&o, 1);
