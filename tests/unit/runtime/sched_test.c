@@ -569,7 +569,7 @@ static void *poller(void *arg) {
 static void test_reports(void) {
     oxl_sched_options o = opts(1);
     oxl_sched_result r = oxl_sched_run(deadlock_root, NULL, &o);
-    char want[512];
+    char want[8192]; /* reports that name __FILE__, however deep the checkout is */
     snprintf(want, sizeof want,
              "deadlock: every task of the deterministic simulation is blocked\n"
              "what everyone was doing at 0.000000000s of virtual time:\n"
@@ -660,7 +660,7 @@ static void *tick_root(void *arg) {
 static void test_panic_and_world_failure(void) {
     oxl_sched_options o = opts(1);
     oxl_sched_result r = oxl_sched_run(panic_root, NULL, &o);
-    char want[256];
+    char want[8192]; /* two __FILE__s: a checkout in a deep directory must fit */
     snprintf(want, sizeof want,
              "panic: the answer was 41\n  at %s:%d (task 2 on process)\n"
              "what everyone was doing at 0.001000000s of virtual time:\n"
