@@ -169,6 +169,7 @@ int tr_get_binary(tr_runner *r) {
         const char *bad = damaged(cached);
         if (!bad && access(cached, X_OK) == 0) {
             snprintf(r->bin, sizeof r->bin, "%s", cached);
+            r->bin_cached = true;
             utimensat(AT_FDCWD, cached, NULL, 0); /* most recently used: kept by the pruning */
             return TR_GO_ON;
         }
@@ -180,6 +181,7 @@ int tr_get_binary(tr_runner *r) {
     }
     /* built in the run's own directory, then stored: a cache that cannot
      * take it (full, read-only) leaves the run with the built one */
+    r->bin_cached = false;
     tr_pathf(r->bin, sizeof r->bin, "%s/test-binary", r->tmp);
     if (!r->hooks->build) {
         fprintf(stderr, "oxl test: this oxl cannot build test binaries\n");
@@ -255,33 +257,68 @@ static const char *check_layout(bool sim, const char *s) {
     }
 }
 
-/* Runs `<bin> --list` and reads its lines (docs/test-binary.md). */
-int tr_read_list(tr_runner *r) {
+/* The count of the `oxl-list: tests=<n>` line of a --list's stderr (the
+ * last such line), or -1 when it has none. */
+static long long list_handshake(const char *err_path) {
+    size_t omitted;
+    char *e = tr_read_tail(err_path, TR_SHOW_BYTES, &omitted);
+    long long n = -1;
+    static const char tag[] = "oxl-list: tests=";
+    for (char *line = e; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        uint64_t v;
+        if (strncmp(line, tag, sizeof tag - 1) == 0 && tr_parse_u64(line + sizeof tag - 1, &v) && v <= INT32_MAX)
+            n = (long long)v;
+        if (!nl) break;
+        line = nl + 1;
+    }
+    free(e);
+    return n;
+}
+
+static void free_tests(tr_runner *r) {
+    for (size_t i = 0; i < r->ntests; i++) {
+        free(r->tests[i].name);
+        free(r->tests[i].shown);
+        free(r->tests[i].loc);
+        free(r->tests[i].layout);
+    }
+    free(r->tests);
+    r->tests = NULL;
+    r->ntests = 0;
+}
+
+/* Runs `<bin> --list` and reads its lines into r->tests
+ * (docs/test-binary.md). TR_GO_ON; 130 when interrupted; TR_EXIT_BUILD,
+ * r->tests empty, with what went wrong in why ("--list exited with
+ * status 2") and *show the stderr to show with it (malloc'd) or NULL. */
+static int list_once(tr_runner *r, char *why_buf, size_t why_cap, char **show) {
     char out[TR_PATH], err[TR_PATH];
+    *show = NULL;
     tr_pathf(out, sizeof out, "%s/list.out", r->tmp);
     tr_pathf(err, sizeof err, "%s/list.err", r->tmp);
     tr_proc p;
     if (!tr_proc_start(&p, r->bin, "--list", NULL, out, err, LIST_TIMEOUT)) {
-        fprintf(stderr, "oxl test: cannot start the test binary: %s\n", strerror(errno));
+        snprintf(why_buf, why_cap, "--list cannot be started: %s", strerror(errno));
         return TR_EXIT_BUILD;
     }
     if (!run_and_wait(r, &p)) return 130;
     size_t len = 0, omitted;
     if (p.timed_out || !WIFEXITED(p.wstatus) || WEXITSTATUS(p.wstatus) != 0) {
         char sb[32];
-        if (p.timed_out) fprintf(stderr, "oxl test: the test binary's --list did not finish in %g s\n", LIST_TIMEOUT);
+        if (p.timed_out) snprintf(why_buf, why_cap, "--list did not finish in %g s", LIST_TIMEOUT);
         else if (WIFSIGNALED(p.wstatus))
-            fprintf(stderr, "oxl test: the test binary's --list crashed: %s\n",
-                    tr_signal_name(WTERMSIG(p.wstatus), sb, sizeof sb));
-        else fprintf(stderr, "oxl test: the test binary's --list exited with status %d\n", WEXITSTATUS(p.wstatus));
+            snprintf(why_buf, why_cap, "--list crashed: %s", tr_signal_name(WTERMSIG(p.wstatus), sb, sizeof sb));
+        else snprintf(why_buf, why_cap, "--list exited with status %d", WEXITSTATUS(p.wstatus));
         char *e = tr_read_tail(err, TR_SHOW_BYTES, &omitted);
-        if (e && *e) fputs(e, stderr);
-        free(e);
+        if (e && *e) *show = e;
+        else free(e);
         return TR_EXIT_BUILD;
     }
     char *text = tr_read_all(out, 64u << 20, &len);
     if (!text) {
-        fprintf(stderr, "oxl test: cannot read the test binary's --list output\n");
+        snprintf(why_buf, why_cap, "--list output cannot be read");
         return TR_EXIT_BUILD;
     }
     size_t cap = 0;
@@ -327,8 +364,9 @@ int tr_read_list(tr_runner *r) {
         }
         if (why) {
             free(t.name);
-            fprintf(stderr, "oxl test: the test binary's --list output is malformed at line %d: %s\n", line, why);
+            snprintf(why_buf, why_cap, "--list output is malformed at line %d: %s", line, why);
             free(text);
+            free_tests(r);
             return TR_EXIT_BUILD;
         }
         t.index = (int)idx;
@@ -345,5 +383,45 @@ int tr_read_list(tr_runner *r) {
         s = had_nl ? nl + 1 : nl;
     }
     free(text);
+    /* a program that exits 0 and prints nothing (another program in the
+     * binary's place) lists no tests: only the handshake tells that from
+     * a package without tests */
+    long long said = list_handshake(err);
+    if (said < 0 || (size_t)said != r->ntests) {
+        if (said < 0)
+            snprintf(why_buf, why_cap,
+                     "--list has no 'oxl-list: tests=<n>' line on stderr (a program that is not an oxl test binary?)");
+        else
+            snprintf(why_buf, why_cap, "--list printed %zu test lines where its 'oxl-list:' line says %lld (cut short?)",
+                     r->ntests, said);
+        free_tests(r);
+        return TR_EXIT_BUILD;
+    }
     return TR_GO_ON;
+}
+
+int tr_read_list(tr_runner *r) {
+    for (bool again = false;; again = true) {
+        char why[512], *show = NULL;
+        int s = list_once(r, why, sizeof why, &show);
+        if (s != TR_EXIT_BUILD) return s;
+        if (!r->bin_cached || again) {
+            fprintf(stderr, "oxl test: the test binary's %s\n", why);
+            if (show) fputs(show, stderr);
+            free(show);
+            return TR_EXIT_BUILD;
+        }
+        /* the entry is whole (tr_get_binary checked it) but does not list
+         * as a test binary does: something else was put in its place, or
+         * it broke. Damaged, like a cut-short one: built again, once (the
+         * rebuilt one is this run's own; if it fails too, that is said).
+         * The build runs with the signals as they are: at once for one
+         * package, blocked for a later one of several, as their builds do */
+        fprintf(stderr, "oxl test: warning: the cached test binary '%s' is damaged (its %s); building it again\n",
+                r->bin, why);
+        free(show);
+        unlink(r->bin);
+        if ((s = tr_get_binary(r)) != TR_GO_ON) return s;
+        if ((s = tr_keep_binary(r)) != TR_GO_ON) return s;
+    }
 }

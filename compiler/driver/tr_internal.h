@@ -374,6 +374,7 @@ struct tr_runner {
     const tr_reporter *rep;
     char tmp[TR_PATH];
     char bin[TR_PATH];
+    bool bin_cached; /* bin was taken from the cache, not built by this run */
     tr_test *tests;
     size_t ntests;
     const tr_test **sel;
@@ -438,7 +439,8 @@ void tr_shard_status(const tr_runner *r, uint64_t in_shard, uint64_t all);
 int tr_setup_env(tr_runner *r);
 
 /* tr_binary.c: the test binary into r->bin (TR_GO_ON or an exit status),
- * OXL_TEST_KEEP_BINARY, and the tests of its --list into r->tests. */
+ * OXL_TEST_KEEP_BINARY, and the tests of its --list into r->tests (a
+ * cached binary that does not list is damaged: built again, once). */
 int tr_get_binary(tr_runner *r);
 int tr_keep_binary(tr_runner *r);
 int tr_read_list(tr_runner *r);

@@ -556,6 +556,16 @@ static sema_type *unify(sema_ctx *c, sema_type *acc, ast_node *el, bool *has_non
     return acc;
 }
 
+/* Charges an element of a constant list or map that is a String
+ * constant's name: outside a function (`const L = [S, S]`) code generation
+ * still emits it, in the constant's own function, where a use in code was
+ * charged where it is (sema_value_of_sym). */
+static bool charge_const_element(sema_ctx *c, const ast_node *x) {
+    const sema_const *k = sema_const_of(c, x);
+    const sema_sym *s = x->sym;
+    return c->fn || !s || s->kind != SYM_CONST || k->kind != CV_STRING || sema_charge_const_work(c, x, k->slen);
+}
+
 /* A list or map literal of constants is a constant (`const WORKERS =
  * ["w1", "w2"]`): each use makes the literal afresh. */
 static sema_type *mark_const_lit(sema_ctx *c, ast_node *e, sema_type *t) {
@@ -565,6 +575,12 @@ static sema_type *mark_const_lit(sema_ctx *c, ast_node *e, sema_type *t) {
         const ast_node *x = e->list.items[i];
         if (e->kind == AST_MAP_LIT ? !sema_const_of(c, x->a) || !sema_const_of(c, x->b) : !sema_const_of(c, x))
             return t;
+    }
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *x = e->list.items[i];
+        if (e->kind == AST_MAP_LIT ? !charge_const_element(c, x->a) || !charge_const_element(c, x->b)
+                                   : !charge_const_element(c, x))
+            return e->type = c->t_error;
     }
     sema_const *k = base_alloc(c->arena, sizeof *k);
     k->kind = e->kind == AST_MAP_LIT ? CV_MAP : CV_LIST;

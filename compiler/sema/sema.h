@@ -40,7 +40,8 @@ typedef struct sema_options {
  * one) has at most SEMA_MAX_CONST_STRING bytes, and one compilation spends
  * at most SEMA_MAX_CONST_WORK bytes on them: every folded concatenation's
  * result, every folded comparison's bytes, and every use of a String
- * constant or default (code generation emits each use). */
+ * constant or default, in code or as an element of a list or map constant
+ * (code generation emits each use). */
 #define SEMA_MAX_CONST_STRING (16u << 20)
 #define SEMA_MAX_CONST_WORK (64u << 20)
 

@@ -1,8 +1,8 @@
 /* compile_limits_test: programs too big or too odd to commit, made here and
  * run through `oxl check`, `oxl build` and `oxl test`: more top-level items
  * than the parser's first stack (257, and 100,000), constants folded past
- * their size limit (42 doublings of a string, a constant used too often, a
- * 17 MiB literal), a union whose 65 members are one type, a NUL in a test
+ * their size limit (42 doublings of a string, a constant used too often, in
+ * code or as the elements of a list or map constant, a 17 MiB literal), a union whose 65 members are one type, a NUL in a test
  * name, 20,000 tests and 80,000 roles, one function too big for -O2 and one whose frame
  * outgrows a task's stack, and a package named relatively and absolutely
  * through one cache.
@@ -153,6 +153,49 @@ static void constants(void) {
     st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' check uses.oxl", tmp, oxl);
     one_error("70 uses of a 1 MiB constant", st, out, "uses.oxl:",
               "compile-time strings of this program exceed 64 MiB");
+    free(out);
+
+    /* a String constant as an element of a list or map constant: code
+     * generation emits each element in the constant's function, so each
+     * is charged where the constant is made, outside any function too:
+     * 200 elements of 8 MiB were 34 s and 3.3 GB in `oxl build` (or
+     * LLVM's out-of-memory abort) and a silent `oxl check` */
+    static const struct {
+        const char *file, *open, *key, *close, *where;
+    } aggregate[] = {{"constlist.oxl", "const L = [", "", "]\n", "constlist.oxl:24:"},
+                     {"constmap.oxl", "const L = {", "\"k%d\": ", "}\n", "constmap.oxl:24:"}};
+    for (size_t a = 0; a < sizeof aggregate / sizeof aggregate[0]; a++) {
+        f = create(aggregate[a].file);
+        fputs("const S0 = \"ab\"\n", f);
+        for (int i = 0; i < 22; i++) fprintf(f, "const S%d = S%d + S%d\n", i + 1, i, i);
+        fputs(aggregate[a].open, f);
+        for (int i = 0; i < 200; i++) {
+            fputs(i ? ", " : "", f);
+            fprintf(f, aggregate[a].key, i);
+            fputs("S22", f);
+        }
+        fputs(aggregate[a].close, f);
+        fputs("fn main() {\n  print(\"{L.len()}\")\n}\n", f);
+        finish(f);
+        char what[96];
+        snprintf(what, sizeof what, "200 uses of an 8 MiB constant in a %s constant", a ? "map" : "list");
+        st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' check %s", tmp, oxl, aggregate[a].file);
+        one_error(what, st, out, aggregate[a].where, "compile-time strings of this program exceed 64 MiB");
+        free(out);
+        st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' build %s -o aggregate.exe", tmp, oxl, aggregate[a].file);
+        tap_ok(st == 1 && count(out, ": error: ") == 1 && strstr(out, "exceed 64 MiB"),
+               "%s: build refuses it with the same error (%d: %.200s)", what, st, out);
+        free(out);
+    }
+    /* inside the limit: 3 elements of 8 MiB build and run */
+    f = create("constlist3.oxl");
+    fputs("const S0 = \"ab\"\n", f);
+    for (int i = 0; i < 22; i++) fprintf(f, "const S%d = S%d + S%d\n", i + 1, i, i);
+    fputs("const L = [S22, S22, S22]\nfn main() {\n  print(\"{L.len()} {L[2].len()}\")\n}\n", f);
+    finish(f);
+    st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' run constlist3.oxl", tmp, oxl);
+    tap_ok(st == 0 && strcmp(out, "3 8388608\n") == 0, "a list constant of 3 elements of 8 MiB builds and runs (%d: %.200s)",
+           st, out);
     free(out);
 
     /* a literal past the limit: 17 MiB inside a 64 MiB file */

@@ -37,7 +37,8 @@
  * With FAKE_STATE_DIR every run appends "<index> <seed> <pid> <pgid>
  * <OXL_DATA_DIR> <OXL_SIM_REPORT> <fork|exec> <ppid>" to FAKE_STATE_DIR/log
  * (fork: a child of --serve). FAKE_LIST=fail makes --list fail, FAKE_LIST=bad
- * makes it print a malformed line. `--serve` is the serve mode, with the
+ * makes it print a malformed line, FAKE_LIST=nohandshake leaves out its
+ * `oxl-list:` line and FAKE_LIST=cut says one test more than it lists. `--serve` is the serve mode, with the
  * runtime's own loop (runtime/src/test/test_serve.c); FAKE_SERVE=vanish
  * says ready and dies (SIGKILL) on its first request; FAKE_SERVE=refuse
  * makes it exit 2 at once, as a binary without the mode would. `--explore`
@@ -299,6 +300,10 @@ int main(int argc, char **argv) {
         if (mode && strcmp(mode, "bad") == 0) printf("%d\tsim\t5\t1\tfake.oxl:1:1\tbackwards\t-\n", n);
         if (mode && strcmp(mode, "badlayout") == 0) printf("%d\tsim\t1\t5\tfake.oxl:1:1\tbad layout\tn0=\n", n);
         if (mode && strcmp(mode, "six") == 0) printf("%d\tsim\t1\t5\tfake.oxl:1:1\tno layout\n", n);
+        /* the handshake: none, as a program of another protocol; or a
+         * count other than the lines, as a listing cut short */
+        if (!(mode && strcmp(mode, "nohandshake") == 0))
+            fprintf(stderr, "oxl-list: tests=%d\n", mode && strcmp(mode, "cut") == 0 ? n + 1 : n);
         return 0;
     }
     if (argc != 1) {

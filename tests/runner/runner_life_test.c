@@ -43,7 +43,10 @@ static void test_seed_not_replayed(void) {
 static void test_time_limit_variable(void) {
     set_tests("sim|1|5|s|\n");
     static const char *const bad[] = {"OXL_SIM_TIME_LIMIT=abc", "OXL_SIM_TIME_LIMIT=", "OXL_SIM_TIME_LIMIT=-1",
-                                      "OXL_SIM_TIME_LIMIT=0", "OXL_SIM_TIME_LIMIT=1e99"};
+                                      "OXL_SIM_TIME_LIMIT=0", "OXL_SIM_TIME_LIMIT=1e99", "OXL_SIM_TIME_LIMIT=0x10",
+                                      "OXL_SIM_TIME_LIMIT= 5", "OXL_SIM_TIME_LIMIT=+5", "OXL_SIM_TIME_LIMIT=inf",
+                                      "OXL_SIM_TIME_LIMIT=nan", "OXL_SIM_TIME_LIMIT=5 ", "OXL_SIM_TIME_LIMIT=1e",
+                                      "OXL_SIM_TIME_LIMIT=."};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         reset_state();
         result r = run_env(ENV(bad[i]), ARGS(pkg));
@@ -59,9 +62,14 @@ static void test_time_limit_variable(void) {
         free(log);
         free_result(&r);
     }
-    result r = run_env(ENV("OXL_SIM_TIME_LIMIT=2.5"), ARGS(pkg));
-    tap_is_int(r.status, 0, "OXL_SIM_TIME_LIMIT=2.5 is fine");
-    free_result(&r);
+    static const char *const good[] = {"OXL_SIM_TIME_LIMIT=2.5", "OXL_SIM_TIME_LIMIT=10", "OXL_SIM_TIME_LIMIT=.5",
+                                       "OXL_SIM_TIME_LIMIT=3.", "OXL_SIM_TIME_LIMIT=1e3", "OXL_SIM_TIME_LIMIT=25E-1"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        reset_state();
+        result r = run_env(ENV(good[i]), ARGS(pkg));
+        tap_is_int(r.status, 0, "%s is fine", good[i]);
+        free_result(&r);
+    }
 }
 
 /* The reproduce line of s's output: the text after "reproduce: " up to
@@ -452,12 +460,61 @@ static void test_cache_entries(void) {
         free_result(&r);
     }
 
+    result r;
+    /* an entry that is a whole ELF file but not a test binary: another
+     * program in its place lists nothing (or fails to list), which would
+     * be "no tests" (or status 3) at every later run; found out by the
+     * --list handshake and built again, once */
+    static const struct {
+        const char *prog, *why;
+    } impostor[] = {{"/bin/true", "is damaged (its --list has no 'oxl-list: tests=<n>' line on stderr"},
+                    {"/bin/ls", "is damaged (its --list exited with status 2); building it again"}};
+    for (size_t i = 0; i < sizeof impostor / sizeof impostor[0]; i++) {
+        const char *w = impostor[i].prog;
+        tr_remove_tree(cache);
+        r = run_env(NULL, ARGS(pkg));
+        free_result(&r);
+        char bin[TR_PATH];
+        struct stat st;
+        bool one = cached_binary(bin, sizeof bin) && stat(bin, &st) == 0;
+        tap_ok(one && unlink(bin) == 0 && tr_copy_file(impostor[i].prog, bin, 0755), "%s in the cache entry's place", w);
+        int b0 = count_builds();
+        r = run_env(NULL, ARGS(pkg));
+        tap_is_int(r.status, 0, "%s as the cached binary: the run passes", w);
+        tap_contains(r.err, impostor[i].why, "%s: found out by its --list", w);
+        tap_ok(!strstr(r.err, "has no tests"), "%s: not taken for a package without tests", w);
+        tap_is_int(count_builds(), b0 + 1, "%s: built again once", w);
+        struct stat st2;
+        tap_ok(stat(bin, &st2) == 0 && st2.st_size == st.st_size, "%s: the entry is the test binary again", w);
+        if (r.status) show(&r);
+        free_result(&r);
+        b0 = count_builds();
+        r = run_env(NULL, ARGS(pkg));
+        tap_ok(r.status == 0 && count_builds() == b0 && !strstr(r.err, "damaged"), "%s: the next run uses it", w);
+        free_result(&r);
+    }
+    /* a binary whose --list fails whether cached or built: built again
+     * once, then the failure is said (no loop) */
+    {
+        tr_remove_tree(cache);
+        r = run_env(NULL, ARGS(pkg));
+        free_result(&r);
+        int b0 = count_builds();
+        r = run_env(ENV("FAKE_LIST=fail"), ARGS(pkg));
+        tap_is_int(r.status, 3, "a cached binary whose --list fails, and so does the rebuilt one: status 3");
+        tap_contains(r.err, "is damaged (its --list exited with status 1); building it again", "it was built again");
+        tap_contains(r.err, "oxl test: the test binary's --list exited with status 1\nfake_testbin: cannot list",
+                     "then the rebuilt one's failure is said");
+        tap_is_int(count_builds(), b0 + 1, "one build, not a loop");
+        free_result(&r);
+    }
+
     /* a cache directory that cannot be made: the note names it and why */
     char notdir[TR_PATH], env[TR_PATH + 32];
     snprintf(notdir, sizeof notdir, "%s/a-file", work);
     tr_write_file(notdir, "", 0, 0644);
     snprintf(env, sizeof env, "OXL_CACHE_DIR=%s/cache", notdir);
-    result r = run_env(ENV(env), ARGS(pkg));
+    r = run_env(ENV(env), ARGS(pkg));
     tap_is_int(r.status, 0, "a cache directory that cannot be made: the run passes");
     tap_contains(r.err, "oxl test: note: cannot use the cache directory '", "its note names the directory");
     tap_contains(r.err, "' (from OXL_CACHE_DIR): Not a directory; building in TMPDIR", "where it came from, and why");

@@ -672,6 +672,16 @@ static void test_cache(void) {
     tap_is_int(r.status, 3, "--list without a layout field: status 3");
     tap_contains(r.err, "malformed at line 2: expected 7 fields separated by tabs", "named");
     free_result(&r);
+    /* the handshake (docs/test-binary.md): without it a listing is not a
+     * test binary's; with another count it was cut short */
+    r = run_env(ENV("FAKE_LIST=nohandshake"), ARGS(pkg));
+    tap_is_int(r.status, 3, "--list without its oxl-list line: status 3");
+    tap_contains(r.err, "oxl test: the test binary's --list has no 'oxl-list: tests=<n>' line on stderr", "named");
+    free_result(&r);
+    r = run_env(ENV("FAKE_LIST=cut"), ARGS(pkg));
+    tap_is_int(r.status, 3, "--list with fewer lines than its oxl-list line says: status 3");
+    tap_contains(r.err, "--list printed 1 test lines where its 'oxl-list:' line says 2 (cut short?)", "named");
+    free_result(&r);
     /* the layout as oxl test --list shows it */
     set_tests("unit|-|-|u|\nsim|1|3|s|\n");
     r = run_env(NULL, ARGS(pkg, "--list"));

@@ -24,7 +24,7 @@ run() {
 has() { grep -q -- "$1" "$2"; }
 hash_of() { sed -n 's/^oxl-sim: seed=[0-9]* trace=\([0-9a-f]*\) switches=[0-9]*$/\1/p' "$tmp/err" | tail -n 1; }
 
-tap_plan 33
+tap_plan 34
 
 "$oxl" build --tests "$here/basic" -o "$bin" >"$tmp/out" 2>"$tmp/err"
 check "oxl build --tests builds the test binary" test $? -eq 0 -a -x "$bin"
@@ -35,6 +35,7 @@ printf '0\tunit\t-\t-\ta_unit.oxl:8:1\tadds\t-\n1\tunit\t-\t-\ta_unit.oxl:12:1\t
 cp "$tmp/list" "$tmp/out"
 check "--list prints every test in source order, names escaped" cmp -s "$tmp/list" "$tmp/want"
 check "--list exits 0" test $st -eq 0
+check "--list ends with its handshake on stderr" test "$(cat "$tmp/err")" = "oxl-list: tests=7"
 
 run 0
 check "a passing unit test exits 0" test $st -eq 0
@@ -103,8 +104,8 @@ build_st=$?
 list_st=$?
 OXL_TEST_RUN=0 "$tmp/none.test" >"$tmp/none-run.out" 2>"$tmp/none-run.err"
 st=$?
-check "a package without tests builds (status $build_st), lists nothing (status $list_st) and refuses OXL_TEST_RUN=0 (status $st)" \
-    sh -c "test $build_st -eq 0 && test $list_st -eq 0 && test ! -s '$tmp/none-list.out' && test $st -eq 2 && grep -q 'has no tests' '$tmp/none-run.err'"
+check "a package without tests builds (status $build_st), lists nothing but its handshake (status $list_st) and refuses OXL_TEST_RUN=0 (status $st)" \
+    sh -c "test $build_st -eq 0 && test $list_st -eq 0 && test ! -s '$tmp/none-list.out' && test \"\$(cat '$tmp/none-list.err')\" = 'oxl-list: tests=0' && test $st -eq 2 && grep -q 'has no tests' '$tmp/none-run.err'"
 
 "$oxl" build --tests "$here/broken" -o "$tmp/broken.test" >"$tmp/out" 2>"$tmp/err"
 st=$?

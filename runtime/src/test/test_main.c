@@ -72,6 +72,11 @@ static void list_tests(const oxl_test_case *t, int64_t n) {
         put_layout(&t[i], stdout);
         putchar('\n');
     }
+    /* the handshake of a whole listing (docs/test-binary.md, Protocol):
+     * oxl test takes a program that lists without it (another program
+     * in the cache entry's place) for a damaged binary, and a count that
+     * differs from the lines it read for a cut-short listing */
+    if (fflush(stdout) == 0 && !ferror(stdout)) fprintf(stderr, "oxl-list: tests=%" PRId64 "\n", n);
 }
 
 /* A non-negative decimal Int without sign, spaces or leading zeros. */

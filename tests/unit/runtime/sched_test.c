@@ -569,7 +569,7 @@ static void *poller(void *arg) {
 static void test_reports(void) {
     oxl_sched_options o = opts(1);
     oxl_sched_result r = oxl_sched_run(deadlock_root, NULL, &o);
-    char want[512];
+    char want[8192]; /* reports that name __FILE__, however deep the checkout is */
     snprintf(want, sizeof want,
              "deadlock: every task of the deterministic simulation is blocked\n"
              "what everyone was doing at 0.000000000s of virtual time:\n"
@@ -598,8 +598,22 @@ static void test_reports(void) {
     tap_contains(r.report, "after 24h of virtual time", "the default limit is 24 hours");
     oxl_sched_result_free(&r);
 
-    setenv("OXL_SIM_TIME_LIMIT", "soon", 1);
-    tap_ok(!oxl_sched_options_default(&o, 1), "a malformed OXL_SIM_TIME_LIMIT is refused");
+    /* a plain decimal number of seconds and nothing else: strtod's hex,
+     * blanks, signs, inf and nan are refused too */
+    static const char *const bad_limits[] = {"soon", "0x10", " 5", "+5", "5 ", "inf", "nan", "1e", ".", "-1", "0", ""};
+    for (size_t i = 0; i < sizeof bad_limits / sizeof bad_limits[0]; i++) {
+        setenv("OXL_SIM_TIME_LIMIT", bad_limits[i], 1);
+        tap_ok(!oxl_sched_options_default(&o, 1), "a malformed OXL_SIM_TIME_LIMIT='%s' is refused", bad_limits[i]);
+    }
+    static const struct {
+        const char *text;
+        oxl_dur_ns ns;
+    } good_limits[] = {{".5", OXL_SEC / 2}, {"3.", 3 * OXL_SEC}, {"1e3", 1000 * OXL_SEC}, {"25E-1", 2500 * OXL_MS}};
+    for (size_t i = 0; i < sizeof good_limits / sizeof good_limits[0]; i++) {
+        setenv("OXL_SIM_TIME_LIMIT", good_limits[i].text, 1);
+        tap_ok(oxl_sched_options_default(&o, 1) && o.time_limit == good_limits[i].ns, "OXL_SIM_TIME_LIMIT='%s' is taken",
+               good_limits[i].text);
+    }
     unsetenv("OXL_SIM_TIME_LIMIT");
 
     oxl_sched_options_default(&o, 1);
@@ -646,7 +660,7 @@ static void *tick_root(void *arg) {
 static void test_panic_and_world_failure(void) {
     oxl_sched_options o = opts(1);
     oxl_sched_result r = oxl_sched_run(panic_root, NULL, &o);
-    char want[256];
+    char want[8192]; /* two __FILE__s: a checkout in a deep directory must fit */
     snprintf(want, sizeof want,
              "panic: the answer was 41\n  at %s:%d (task 2 on process)\n"
              "what everyone was doing at 0.001000000s of virtual time:\n"
