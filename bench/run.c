@@ -5,13 +5,17 @@
  *   fib      recursive fib(32)
  *   sum      a loop summing 10^8 pseudo-random integers (an LCG, so neither
  *            compiler can fold the loop into a formula)
+ *   closure  the same loop, its step a closure made in every iteration that
+ *            shares the two vars and is only called there: nothing is
+ *            allocated and the call is inlined, so the loop is the one a
+ *            direct call of a named step function gives; sum's C programs
  *   list     building a 10^6-element list with push, then summing it
  *   map      10^6 insertions into a Map[Int, Int], then 10^6 lookups (the C
  *            program has its own open-addressing table)
  *   interp   10^6 string interpolations ("item {i} of {total}")
  * Each executable runs RUNS times; the best wall time counts. Prints
  *   run.<case>.seconds, run.<case>.c_seconds, run.<case>.vs_c.ratio
- * (OxL time over C time: below 1 is faster); for fib and sum also
+ * (OxL time over C time: below 1 is faster); for fib, sum and closure also
  * run.<case>.c_checked_seconds and run.<case>.vs_c_checked.ratio, the C
  * program with OxL's semantics (every + - * checked for overflow, as
  * OxL's are), through cc -O2; when clang is installed
@@ -60,6 +64,30 @@ typedef struct bench_case {
     "static long sub(long a, long b) { long r; if (__builtin_sub_overflow(a, b, &r)) overflow(); return r; }\n"      \
     "static long mul(long a, long b) { long r; if (__builtin_mul_overflow(a, b, &r)) overflow(); return r; }\n"
 
+/* The C programs of sum, and of closure (its step inlined is sum's loop). */
+#define SUM_C                                                                                                        \
+    "#include <stdio.h>\n"                                                                                           \
+    "int main(void) {\n"                                                                                             \
+    "    long s = 0, x = 1;\n"                                                                                       \
+    "    for (long i = 0; i < 100000000; i++) {\n"                                                                   \
+    "        x = (x * 1103515245 + 12345) % 2147483648;\n"                                                           \
+    "        s += x;\n"                                                                                              \
+    "    }\n"                                                                                                        \
+    "    printf(\"%ld\\n\", s);\n"                                                                                   \
+    "    return 0;\n"                                                                                                \
+    "}\n"
+#define SUM_C_CHECKED                                                                                                \
+    "#include <stdio.h>\n" C_OVERFLOW                                                                                \
+    "int main(void) {\n"                                                                                             \
+    "    long s = 0, x = 1;\n"                                                                                       \
+    "    for (long i = 0; i < 100000000; i++) {\n"                                                                   \
+    "        x = add(mul(x, 1103515245), 12345) % 2147483648;\n"                                                     \
+    "        s = add(s, x);\n"                                                                                       \
+    "    }\n"                                                                                                        \
+    "    printf(\"%ld\\n\", s);\n"                                                                                   \
+    "    return 0;\n"                                                                                                \
+    "}\n"
+
 static const bench_case cases[] = {
     {"fib", 2.0,
      "fn fib(n: Int) -> Int {\n"
@@ -100,26 +128,21 @@ static const bench_case cases[] = {
      "  }\n"
      "  print(s)\n"
      "}\n",
-     "#include <stdio.h>\n"
-     "int main(void) {\n"
-     "    long s = 0, x = 1;\n"
-     "    for (long i = 0; i < 100000000; i++) {\n"
-     "        x = (x * 1103515245 + 12345) % 2147483648;\n"
-     "        s += x;\n"
+     SUM_C, SUM_C_CHECKED},
+    {"closure", 2.0,
+     "fn main() {\n"
+     "  var s = 0\n"
+     "  var x = 1\n"
+     "  for i in 0..100000000 {\n"
+     "    let step = fn(k: Int) {\n"
+     "      x = (x * 1103515245 + k) % 2147483648\n"
+     "      s += x\n"
      "    }\n"
-     "    printf(\"%ld\\n\", s);\n"
-     "    return 0;\n"
+     "    step(12345)\n"
+     "  }\n"
+     "  print(s)\n"
      "}\n",
-     "#include <stdio.h>\n" C_OVERFLOW
-     "int main(void) {\n"
-     "    long s = 0, x = 1;\n"
-     "    for (long i = 0; i < 100000000; i++) {\n"
-     "        x = add(mul(x, 1103515245), 12345) % 2147483648;\n"
-     "        s = add(s, x);\n"
-     "    }\n"
-     "    printf(\"%ld\\n\", s);\n"
-     "    return 0;\n"
-     "}\n"},
+     SUM_C, SUM_C_CHECKED},
     {"list", 5.0,
      "fn main() {\n"
      "  var xs: [Int] = []\n"

@@ -26,6 +26,17 @@ typedef struct cg_loop {
     LLVMBasicBlockRef brk, cont;
 } cg_loop;
 
+/* ptrmap.c: pointers (syntax nodes) to small numbers, by identity only
+ * (never iterated, so no output depends on an address) */
+typedef struct cg_ptrmap {
+    const void **keys;
+    uint32_t *vals;
+    uint32_t n, cap;
+} cg_ptrmap;
+bool cg_ptrmap_get(const cg_ptrmap *s, const void *key, uint32_t *val); /* val may be NULL */
+void cg_ptrmap_put(cg_ptrmap *s, const void *key, uint32_t val);
+void cg_ptrmap_free(cg_ptrmap *s);
+
 typedef struct cg_file_name {
     uint32_t file;
     LLVMValueRef ptr;
@@ -54,10 +65,12 @@ struct cg_module {
     cg_loop *loop;
     uint32_t since_cut;   /* statements and expressions since the block was last cut */
 
-    /* task.c: `var`s that a spawn block captures live in collected cells
-     * (a set of their declarations, looked up by identity only) */
-    const ast_node **boxed;
-    uint32_t nboxed, cap_boxed;
+    /* closure.c: the declarations of the `var`s that live in collected
+     * cells (a spawn block or an escaping literal names them) */
+    cg_ptrmap boxed;
+    /* escape.c: each function literal decided so far, 1 when it stays in
+     * the function that makes it (its environment is on the stack) */
+    cg_ptrmap lits;
     unsigned nspawns;
     /* test.c: building a test binary (no main) */
     char *pkg_dir;        /* the package's real directory (owned), NULL outside test binaries */
@@ -177,8 +190,9 @@ bool cg_for_chan(cg_module *m, const ast_node *s);
 
 /* closure.c: bodies of their own with an environment of words (spawn
  * blocks, function literals) and the values of function types */
-/* Before a body is generated: finds the vars its spawn blocks and function
- * literals capture (they live in cells). */
+/* Before a body is generated: decides which of its function literals stay
+ * (escape.c) and finds the vars that spawn blocks and escaping literals
+ * capture (they live in cells). */
 void cg_task_prepare(cg_module *m, const ast_node *body);
 bool cg_boxed(const cg_module *m, const ast_node *decl);
 /* Storage of a local at its declaration: an entry alloca, or for a var a
@@ -195,6 +209,8 @@ typedef struct cg_capture {
     const ast_node *decl;
     LLVMValueRef slot;
     bool second; /* the second variable of `for i, x in ...` (same decl) */
+    bool byref;  /* a var: the environment holds its storage's address (a cell, or
+                    for a literal that stays, possibly the alloca), not its value */
 } cg_capture;
 typedef struct cg_captures {
     cg_capture *items;
@@ -212,6 +228,10 @@ LLVMValueRef cg_new_env(cg_module *m, uint32_t n, LLVMValueRef *words);
 LLVMValueRef cg_env_slot(cg_module *m, LLVMValueRef words, uint32_t i);
 /* The end of a body that can fall off (ret void, none, or unreachable). */
 void cg_finish_body(cg_module *m);
+/* escape.c: which function literals stay in the function that makes them
+ * (only called there); cg_task_prepare runs the scan before a body. */
+void cg_escape_scan(cg_module *m, const ast_node *body);
+bool cg_lit_stays(const cg_module *m, const ast_node *lit);
 /* The code type of a function value: R code(i8 *self, P...). */
 LLVMTypeRef cg_fn_type(cg_module *m, const sema_type *ft, base_span at);
 /* fn(...) { ... }: a closure object; a named function as a value: the

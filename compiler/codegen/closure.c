@@ -6,7 +6,10 @@
  * task, the function value) is made: it cannot change. A `var` that some
  * such body names lives in a collected cell from its declaration on, and
  * the environment carries the cell, so both sides share it (Go's capture
- * by reference).
+ * by reference). A function literal that stays in the function making it
+ * (escape.c: it is only called there) has its environment in that
+ * function's frame, and a var that only such literals name keeps its
+ * alloca: they carry its address instead of a cell's.
  *
  * A value of a function type is one word: a pointer to a closure object
  * whose word 0 is its code, `R code(i8 *self, P...)`, and whose words 1..n
@@ -16,6 +19,7 @@
  * named functions keep their own signatures. */
 #include "codegen/cg_internal.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,68 +55,34 @@ LLVMValueRef cg_llvm_from_word(cg_module *m, LLVMValueRef w, LLVMTypeRef t) {
 
 /* ---- which vars live in cells ---- */
 
-static size_t ptr_hash(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    return (size_t)x;
+bool cg_boxed(const cg_module *m, const ast_node *decl) { return cg_ptrmap_get(&m->boxed, decl, NULL); }
+
+/* A body of its own whose captured vars must outlive the function that
+ * makes it: a spawn block's, or an escaping literal's. A literal that
+ * stays (escape.c) is called only while that function runs, so it can
+ * share the var's own storage. */
+static bool outlives(const cg_module *m, const ast_node *n) {
+    return n->kind == AST_SPAWN || (n->kind == AST_FN_LIT && !cg_lit_stays(m, n));
 }
 
-/* The set is probed by identity only and never iterated: no output order
- * depends on an address. */
-bool cg_boxed(const cg_module *m, const ast_node *decl) {
-    if (!m->cap_boxed) return false;
-    for (size_t i = ptr_hash(decl) & (m->cap_boxed - 1);; i = (i + 1) & (m->cap_boxed - 1)) {
-        if (!m->boxed[i]) return false;
-        if (m->boxed[i] == decl) return true;
-    }
-}
-
-static void boxed_add(cg_module *m, const ast_node *decl) {
-    if (cg_boxed(m, decl)) return;
-    if ((m->nboxed + 1) * 2 > m->cap_boxed) {
-        uint32_t old = m->cap_boxed, cap = old ? old * 2 : 16;
-        const ast_node **o = m->boxed;
-        m->boxed = calloc(cap, sizeof *m->boxed);
-        if (!m->boxed) {
-            fputs("oxl: out of memory\n", stderr);
-            abort();
-        }
-        m->cap_boxed = cap;
-        m->nboxed = 0;
-        for (uint32_t i = 0; i < old; i++)
-            if (o[i]) boxed_add(m, o[i]);
-        free(o);
-    }
-    size_t i = ptr_hash(decl) & (m->cap_boxed - 1);
-    while (m->boxed[i]) i = (i + 1) & (m->cap_boxed - 1);
-    m->boxed[i] = decl;
-    m->nboxed++;
-}
-
-/* A body of its own: a spawn block's or a function literal's. */
-static const ast_node *own_body(const ast_node *n) {
-    if (n->kind == AST_SPAWN || n->kind == AST_FN_LIT) return n->b;
-    return NULL;
-}
-
-/* Every `var` named inside a body of its own (below n) goes into a cell. */
+/* Every `var` named inside such a body (below n) goes into a cell. */
 static void find_captured_vars(cg_module *m, const ast_node *n, bool inside) {
     if (!n) return;
     if (inside && n->kind == AST_IDENT && n->sym) {
         const sema_sym *s = n->sym;
-        if (s->kind == SYM_LOCAL && s->is_var && s->decl) boxed_add(m, s->decl);
+        if (s->kind == SYM_LOCAL && s->is_var && s->decl) cg_ptrmap_put(&m->boxed, s->decl, 1);
     }
-    const ast_node *body = own_body(n);
+    bool own = n->kind == AST_SPAWN || n->kind == AST_FN_LIT; /* n->b is its body */
     find_captured_vars(m, n->a, inside);
-    find_captured_vars(m, n->b, inside || (body && body == n->b));
+    find_captured_vars(m, n->b, inside || (own && outlives(m, n)));
     find_captured_vars(m, n->c, inside);
     for (uint32_t i = 0; i < n->list.len; i++) find_captured_vars(m, n->list.items[i], inside);
 }
 
-void cg_task_prepare(cg_module *m, const ast_node *body) { find_captured_vars(m, body, false); }
-
+void cg_task_prepare(cg_module *m, const ast_node *body) {
+    cg_escape_scan(m, body);
+    find_captured_vars(m, body, false);
+}
 LLVMValueRef cg_local_storage(cg_module *m, const ast_node *decl, LLVMTypeRef t, const char *name) {
     if (!cg_boxed(m, decl)) return cg_entry_alloca(m, t, name);
     /* a fresh cell at every execution of the declaration (a var declared
@@ -185,7 +155,10 @@ static void find_captures(cg_module *m, const ast_node *n, cg_captures *out) {
                     out->cap = out->cap ? out->cap * 2 : 8;
                     out->items = xrealloc(out->items, out->cap * sizeof *out->items);
                 }
-                out->items[out->n++] = (cg_capture){s->decl, slot, second};
+                /* a var by reference: a cell (boxed), or the alloca of a var that
+                 * only literals staying in this function capture */
+                bool byref = cg_boxed(m, s->decl) || s->decl->kind == AST_VAR;
+                out->items[out->n++] = (cg_capture){s->decl, slot, second, byref};
             }
         }
     }
@@ -223,7 +196,7 @@ LLVMValueRef cg_new_env(cg_module *m, uint32_t n, LLVMValueRef *words) {
 void cg_captures_store(cg_module *m, const cg_captures *caps, LLVMValueRef words, uint32_t first) {
     for (uint32_t i = 0; i < caps->n; i++) {
         LLVMValueRef v = caps->items[i].slot;
-        if (!cg_boxed(m, caps->items[i].decl)) v = LLVMBuildLoad2(m->b, LLVMGetElementType(LLVMTypeOf(v)), v, "");
+        if (!caps->items[i].byref) v = LLVMBuildLoad2(m->b, LLVMGetElementType(LLVMTypeOf(v)), v, "");
         LLVMBuildStore(m->b, cg_llvm_to_word(m, v), cg_env_slot(m, words, first + i));
     }
 }
@@ -232,7 +205,7 @@ void cg_captures_load(cg_module *m, const cg_captures *caps, LLVMValueRef words,
     for (uint32_t i = 0; i < caps->n; i++) {
         LLVMTypeRef slot_ty = LLVMTypeOf(caps->items[i].slot);
         LLVMValueRef w = LLVMBuildLoad2(m->b, m->t_i64, cg_env_slot(m, words, first + i), "");
-        if (cg_boxed(m, caps->items[i].decl)) {
+        if (caps->items[i].byref) {
             cg_add_sym_local(m, caps->items[i].decl, caps->items[i].second, LLVMBuildIntToPtr(m->b, w, slot_ty, ""));
         } else {
             LLVMTypeRef t = LLVMGetElementType(slot_ty);
@@ -356,8 +329,20 @@ LLVMValueRef cg_fn_lit(cg_module *m, const ast_node *e) {
         snprintf(gname, sizeof gname, "%s.value", name);
         obj = const_closure(m, gname, code);
     } else {
+        /* a literal that stays gets its environment in this function's frame
+         * (an entry alloca, one per literal, so a loop does not grow the
+         * stack; the collector scans stacks, so what it holds stays alive);
+         * one that escapes, collected memory */
         LLVMValueRef words;
-        obj = cg_new_env(m, caps.n + 1, &words);
+        if (cg_lit_stays(m, e)) {
+            LLVMValueRef env = cg_entry_alloca(m, LLVMArrayType(m->t_i64, caps.n + 1), "env");
+            words = LLVMBuildBitCast(m->b, env, LLVMPointerType(m->t_i64, 0), "");
+            obj = LLVMBuildBitCast(m->b, env, m->t_ptr, "");
+        } else {
+            for (uint32_t i = 0; i < caps.n; i++) /* find_captured_vars put each var it names in a cell */
+                assert(!caps.items[i].byref || cg_boxed(m, caps.items[i].decl));
+            obj = cg_new_env(m, caps.n + 1, &words);
+        }
         LLVMBuildStore(m->b, LLVMBuildPtrToInt(m->b, code, m->t_i64, ""), cg_env_slot(m, words, 0));
         cg_captures_store(m, &caps, words, 1);
     }

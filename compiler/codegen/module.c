@@ -376,7 +376,8 @@ void cg_free(cg_module *m) {
     free(m->files);
     free(m->pkg_dir);
     free(m->locals);
-    free(m->boxed);
+    cg_ptrmap_free(&m->boxed);
+    cg_ptrmap_free(&m->lits);
     free(m->helpers);
     free(m->services);
     free(m);

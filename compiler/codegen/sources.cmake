@@ -12,6 +12,8 @@ add_library(oxlcodegen STATIC
   ${CMAKE_CURRENT_LIST_DIR}/expr.c
   ${CMAKE_CURRENT_LIST_DIR}/task.c
   ${CMAKE_CURRENT_LIST_DIR}/closure.c
+  ${CMAKE_CURRENT_LIST_DIR}/escape.c
+  ${CMAKE_CURRENT_LIST_DIR}/ptrmap.c
   ${CMAKE_CURRENT_LIST_DIR}/test.c
   ${CMAKE_CURRENT_LIST_DIR}/union.c
   ${CMAKE_CURRENT_LIST_DIR}/optional.c
