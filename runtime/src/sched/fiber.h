@@ -45,23 +45,6 @@
 #include <ucontext.h>
 #else
 #define SCHED_FIBER_USE_UCONTEXT 0
-/* ---- the stack pool (stacks.c) ----
- * Stacks are mapped many at a time, in regions with a guard page below
- * every stack (the kernel's light guard regions where it has them, so a
- * region is one memory mapping whatever its number of stacks), and are
- * reused, never unmapped. size is whole pages; lo the lowest usable byte,
- * the guard page right below it. */
-bool sched_stack_take(size_t size, unsigned char **lo);
-void sched_stack_give(size_t size, unsigned char *lo);
-/* Maps stacks ahead of use until n of size are free (a fork server can
- * map them once for all its children). */
-bool sched_stack_reserve(size_t size, size_t n);
-/* Why the last take or reserve failed ("cannot map a region of task
- * stacks: Cannot allocate memory"). */
-const char *sched_stack_why(void);
-/* True once a guard has been made without splitting a mapping. */
-bool sched_stack_light_guards(void);
-
 #endif
 
 /* Stack size limits accepted by sched_fiber_create (before rounding up to
@@ -99,23 +82,6 @@ typedef struct sched_fiber {
     uint8_t state;           /* sched_fiber_state */
 #if SCHED_FIBER_USE_UCONTEXT
     ucontext_t uc;
-/* ---- the stack pool (stacks.c) ----
- * Stacks are mapped many at a time, in regions with a guard page below
- * every stack (the kernel's light guard regions where it has them, so a
- * region is one memory mapping whatever its number of stacks), and are
- * reused, never unmapped. size is whole pages; lo the lowest usable byte,
- * the guard page right below it. */
-bool sched_stack_take(size_t size, unsigned char **lo);
-void sched_stack_give(size_t size, unsigned char *lo);
-/* Maps stacks ahead of use until n of size are free (a fork server can
- * map them once for all its children). */
-bool sched_stack_reserve(size_t size, size_t n);
-/* Why the last take or reserve failed ("cannot map a region of task
- * stacks: Cannot allocate memory"). */
-const char *sched_stack_why(void);
-/* True once a guard has been made without splitting a mapping. */
-bool sched_stack_light_guards(void);
-
 #endif
 } sched_fiber;
 
