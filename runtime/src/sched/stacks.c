@@ -26,7 +26,8 @@
  * regions") says what each kind promises.
  *
  * OXL_STACKS_NO_LIGHT_GUARDS=<mappings>, read once at process start,
- * pretends the kernel has no light guard regions and sets the budget: a
+ * pretends the kernel has no light guard regions and sets the budget (or
+ * =max_map_count: the budget vm.max_map_count gives, as there): a
  * test-only switch that lets this kernel run the fallback.
  *
  * One pool per stack size (page-rounded); the pools are the process's,
@@ -107,6 +108,11 @@ static size_t page_size(void) {
 __attribute__((constructor)) static void read_test_switch(void) {
     const char *v = getenv(TEST_SWITCH);
     if (!v || !*v) return;
+    if (strcmp(v, "max_map_count") == 0) { /* the budget a kernel without them gives */
+        pretend = true;
+        light_guards = 0;
+        return;
+    }
     long n = 0;
     bool ok = true;
     for (const char *c = v; *c && ok; c++) {
@@ -119,8 +125,9 @@ __attribute__((constructor)) static void read_test_switch(void) {
         for (; v[i] && i < sizeof shown - 4; i++) shown[i] = v[i] >= ' ' && v[i] < 127 ? v[i] : '?';
         strcpy(shown + i, v[i] ? "..." : "");
         fprintf(stderr,
-                "error: %s='%s' must be a number of memory mappings from 0 to %ld (a test-only switch: task stacks as "
-                "on a kernel without light guard regions, within that many mappings; docs/scheduler.md)\n",
+                "error: %s='%s' must be a number of memory mappings from 0 to %ld, or max_map_count (a test-only "
+                "switch: task stacks as on a kernel without light guard regions, within that many mappings or what "
+                "vm.max_map_count gives; docs/scheduler.md)\n",
                 TEST_SWITCH, shown, BUDGET_MAX);
         exit(2);
     }

@@ -3,8 +3,9 @@
  * end within the kernel's default 65,530 memory mappings: with light guard
  * regions a region of stacks is one mapping; without them (a kernel before
  * 6.13, or OXL_STACKS_NO_LIGHT_GUARDS, which ctest sched_many_fallback
- * sets to 8000) the stacks' guard pages spend the mapping budget and the
- * rest are canary stacks, and the run still finishes within the budget.
+ * sets to 8000 and sched_many_kernel_budget to max_map_count) the stacks'
+ * guard pages spend the mapping budget and the rest are canary stacks, and
+ * the run still finishes within the budget.
  * And a run that cannot have a stack ends as a resource exhausted (status
  * 102), never as a panic of the program. */
 #ifndef _GNU_SOURCE

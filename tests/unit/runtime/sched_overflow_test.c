@@ -8,7 +8,9 @@
  * this kernel: every stack guarded) and as sched_overflow_fallback, with
  * OXL_STACKS_NO_LIGHT_GUARDS=16, where the tasks below get canary stacks;
  * there an overrun into a canary stack's gap harms no other stack. Each
- * case runs in a child process. */
+ * case runs in a child process. And the switch's values: a number of
+ * mappings, or max_map_count (read inside a run: this test is linked with
+ * the fence's wrappers), anything else refused at process start. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -342,10 +344,21 @@ static void test_switch_values(void) {
     tap_contains(out, "light guards 0, pretend 1, budget 300", "as a budget of 300 mappings without light guards (%s)",
                  out);
     tap_is_int(run_with_switch("0", out, sizeof out), 0, "0 is taken too (every stack a canary stack)");
-    const char *bad[] = {"abc", "-5", "12x", " 7", "1000000001", "99999999999999999999"};
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    long limit = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &limit) != 1) limit = -1;
+        fclose(f);
+    }
+    int st = run_with_switch("max_map_count", out, sizeof out);
+    char want[96];
+    snprintf(want, sizeof want, "light guards 0, pretend 1, budget %zu", sched_stack_budget(limit > 0 ? limit : 65530));
+    tap_ok(st == 0 && strstr(out, want) != NULL,
+           "max_map_count: the budget vm.max_map_count (%ld) gives, read inside a run through the fence (status %d: %s)",
+           limit, st, out);
+    const char *bad[] = {"abc", "-5", "12x", " 7", "1000000001", "99999999999999999999", "max_map_count2"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        int st = run_with_switch(bad[i], out, sizeof out);
-        char want[96];
+        st = run_with_switch(bad[i], out, sizeof out);
         snprintf(want, sizeof want, "error: OXL_STACKS_NO_LIGHT_GUARDS='%s' must be a number of memory mappings",
                  bad[i]);
         tap_ok(st == 2 && strstr(out, want) != NULL, "'%s' is refused at process start, with status 2 and a message "
@@ -353,9 +366,18 @@ static void test_switch_values(void) {
     }
 }
 
+static void *print_mode_root(void *arg) { return arg; }
+
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "--print-mode") == 0) {
-        sched_stack_reserve(STACK, 1);
+        /* the pool's first stack is the root task's, taken inside a
+         * deterministic run: the fence is armed there (this test is linked
+         * with its wrappers), and reading vm.max_map_count must pass it */
+        oxl_sched_options o;
+        oxl_sched_options_default(&o, 1);
+        oxl_sched_result r = oxl_sched_run(print_mode_root, NULL, &o);
+        if (r.status != OXL_SCHED_FINISHED) return 3;
+        oxl_sched_result_free(&r);
         sched_stack_counts c;
         sched_stack_stats(&c);
         printf("light guards %d, pretend %d, budget %ld\n", c.light_guards, c.pretend, c.budget);
