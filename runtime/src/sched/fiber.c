@@ -8,6 +8,7 @@
 #include "sched/fiber.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -69,8 +70,18 @@ static uint64_t canary_value(const sched_fiber *f) {
     return CANARY_SEED ^ (uint64_t)(uintptr_t)f->stack_lo;
 }
 
+static _Atomic(sched_fiber_overflow_fn) overflow_hook;
+
+void sched_fiber_on_overflow(sched_fiber_overflow_fn fn) { atomic_store(&overflow_hook, fn); }
+
+static __attribute__((cold, noinline, noreturn)) void overflowed(const sched_fiber *from) {
+    sched_fiber_overflow_fn hook = atomic_load(&overflow_hook);
+    if (hook) hook(from);
+    die("fatal: task stack overflow (canary overwritten)\n");
+}
+
 static void check_leaving(const sched_fiber *from) {
-    if (!sched_fiber_canary_ok(from)) die("fatal: task stack overflow (canary overwritten)\n");
+    if (__builtin_expect(!sched_fiber_canary_ok(from), 0)) overflowed(from);
 }
 
 /* ---- AddressSanitizer ----
@@ -273,11 +284,15 @@ bool sched_fiber_create(sched_fiber *f, size_t stack_size, sched_fiber_fn fn, vo
     size_t page = page_size();
     size_t size = (stack_size + page - 1) / page * page;
     /* The guard page below turns running off the bottom into SIGSEGV
-     * instead of silent corruption of whatever lies below. */
-    unsigned char *lo;
-    if (!sched_stack_take(size, &lo)) return false;
+     * instead of silent corruption of whatever lies below (a canary
+     * stack's gap keeps a short overflow off its neighbours, and its
+     * canary tells it at the next switch). */
+    sched_stack st;
+    if (!sched_stack_take(size, &st)) return false;
 
-    f->stack_lo = lo;
+    f->stack_lo = st.lo;
+    f->fault_lo = st.fault_lo;
+    f->guarded = st.guarded;
     f->stack_size = size;
     f->asan_bottom = f->stack_lo;
     f->asan_size = size;
@@ -356,7 +371,7 @@ void sched_fiber_free(sched_fiber *f) {
 #if SCHED_FIBER_VALGRIND
     VALGRIND_STACK_DEREGISTER(f->valgrind_id);
 #endif
-    sched_stack_give(f->stack_size, f->stack_lo);
+    sched_stack_give(f->stack_size, (sched_stack){f->stack_lo, f->fault_lo, f->guarded});
     memset(f, 0, sizeof *f);
 }
 

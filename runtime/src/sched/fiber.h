@@ -12,7 +12,8 @@
  *   - The thread that drives fibers describes its own context once with
  *     sched_fiber_init_main; that descriptor is what fibers switch back to.
  *   - sched_fiber_create takes a stack from the pool (stacks.c: a guard page
- *     below it, a canary word at its lowest usable address) and prepares
+ *     or an untouched gap below it, a canary word at its lowest usable
+ *     address) and prepares
  *     the first entry into fn(arg).
  *   - fn must never return: it ends with sched_fiber_exit_to. A fiber left by
  *     sched_fiber_switch is suspended and may be resumed later, or abandoned
@@ -45,24 +46,46 @@
 #include <ucontext.h>
 #else
 #define SCHED_FIBER_USE_UCONTEXT 0
+#endif
+
 /* ---- the stack pool (stacks.c) ----
- * Stacks are mapped many at a time, in regions with a guard page below
- * every stack (the kernel's light guard regions where it has them, so a
- * region is one memory mapping whatever its number of stacks), and are
- * reused, never unmapped. size is whole pages; lo the lowest usable byte,
- * the guard page right below it. */
-bool sched_stack_take(size_t size, unsigned char **lo);
-void sched_stack_give(size_t size, unsigned char *lo);
+ * Stacks are mapped many at a time, in regions of one size, and are
+ * reused, never unmapped. A stack has a guard page right below it (the
+ * kernel's light guard regions where it has them, so a region is one
+ * memory mapping whatever its number of stacks). Where guard pages split
+ * mappings and the budget of them is spent, a stack has instead an
+ * untouched gap below it as large as itself, and its region a guard at
+ * its floor: a canary stack, whose overflow only its canary shows. */
+typedef struct sched_stack {
+    unsigned char *lo;       /* lowest usable byte (whole pages up from here) */
+    unsigned char *fault_lo; /* a fault in [fault_lo, lo) is this stack's overflow:
+                                its guard page, or its gap and the stacks below it
+                                down to its region's floor guard */
+    bool guarded;            /* a guard page right below lo (else a canary stack) */
+} sched_stack;
+bool sched_stack_take(size_t size, sched_stack *out);
+void sched_stack_give(size_t size, sched_stack st);
 /* Maps stacks ahead of use until n of size are free (a fork server can
  * map them once for all its children). */
 bool sched_stack_reserve(size_t size, size_t n);
 /* Why the last take or reserve failed ("cannot map a region of task
  * stacks: Cannot allocate memory"). */
 const char *sched_stack_why(void);
-/* True once a guard has been made without splitting a mapping. */
+/* True once the kernel was found to have light guard regions (and the
+ * test switch OXL_STACKS_NO_LIGHT_GUARDS does not pretend otherwise). */
 bool sched_stack_light_guards(void);
-
-#endif
+/* The mappings task stacks may cost where guard pages split mappings, for
+ * the kernel's vm.max_map_count: it less a margin for the rest of the
+ * process (a quarter, at least 4,096). */
+size_t sched_stack_budget(long max_map_count);
+typedef struct sched_stack_counts {
+    size_t guarded, canary; /* stacks mapped of each kind, in every pool */
+    size_t mappings;        /* what their regions cost without light guards (0 with them) */
+    long budget;            /* the budget without light guards; -1 with them or not known yet */
+    bool light_guards;
+    bool pretend;           /* OXL_STACKS_NO_LIGHT_GUARDS is set */
+} sched_stack_counts;
+void sched_stack_stats(sched_stack_counts *out);
 
 /* Stack size limits accepted by sched_fiber_create (before rounding up to
  * whole pages), and a reasonable default for a task. */
@@ -88,7 +111,7 @@ typedef enum sched_fiber_state {
 typedef struct sched_fiber {
     void *sp;                /* saved stack pointer while not running; must stay first (read by the assembly) */
     unsigned char *stack_lo; /* lowest usable stack byte, where the canary lives; NULL for a main fiber */
-    size_t stack_size;       /* usable bytes from stack_lo up (a guard page lies just below stack_lo) */
+    size_t stack_size;       /* usable bytes from stack_lo up */
     sched_fiber_fn fn;       /* entry for the next first switch-in */
     void *arg;
     void *asan_fake_stack;   /* AddressSanitizer: fake stack saved while suspended */
@@ -97,25 +120,11 @@ typedef struct sched_fiber {
     unsigned valgrind_id;    /* Valgrind stack registration */
     uint32_t color;          /* bytes left unused at the top (see sched_fiber_set_color) */
     uint8_t state;           /* sched_fiber_state */
+    bool guarded;            /* a guard page right below stack_lo (else a canary stack) */
+    unsigned char *fault_lo; /* sched_stack's: a fault in [fault_lo, stack_lo) is this stack's
+                                overflow (last: the hot fields keep their places) */
 #if SCHED_FIBER_USE_UCONTEXT
     ucontext_t uc;
-/* ---- the stack pool (stacks.c) ----
- * Stacks are mapped many at a time, in regions with a guard page below
- * every stack (the kernel's light guard regions where it has them, so a
- * region is one memory mapping whatever its number of stacks), and are
- * reused, never unmapped. size is whole pages; lo the lowest usable byte,
- * the guard page right below it. */
-bool sched_stack_take(size_t size, unsigned char **lo);
-void sched_stack_give(size_t size, unsigned char *lo);
-/* Maps stacks ahead of use until n of size are free (a fork server can
- * map them once for all its children). */
-bool sched_stack_reserve(size_t size, size_t n);
-/* Why the last take or reserve failed ("cannot map a region of task
- * stacks: Cannot allocate memory"). */
-const char *sched_stack_why(void);
-/* True once a guard has been made without splitting a mapping. */
-bool sched_stack_light_guards(void);
-
 #endif
 } sched_fiber;
 
@@ -123,8 +132,8 @@ bool sched_stack_light_guards(void);
  * switch back to it. It owns no stack; it is RUNNING from now on. */
 void sched_fiber_init_main(sched_fiber *f);
 
-/* Takes a stack of stack_size bytes (rounded up to whole pages) with a
- * guard page below it from the pool, and prepares f so that the first
+/* Takes a stack of stack_size bytes (rounded up to whole pages) from the
+ * pool (a guarded one while there is one), and prepares f so that the first
  * switch to it calls fn(arg). Returns false, leaving f UNUSED, if
  * stack_size is below SCHED_FIBER_MIN_STACK or above SCHED_FIBER_MAX_STACK
  * or no stack can be had (sched_stack_why says why). */
@@ -137,9 +146,9 @@ bool sched_fiber_create(sched_fiber *f, size_t stack_size, sched_fiber_fn fn, vo
 bool sched_fiber_reset(sched_fiber *f, sched_fiber_fn fn, void *arg);
 
 /* Saves the running context into from (which must be the running fiber)
- * and resumes to. Returns when something switches back to from. Aborts
- * with "fatal: task stack overflow (canary overwritten)" if from's canary
- * is damaged. */
+ * and resumes to. Returns when something switches back to from. If from's
+ * canary is damaged, calls the overflow hook instead, which by default
+ * prints "fatal: task stack overflow (canary overwritten)" and aborts. */
 void sched_fiber_switch(sched_fiber *from, sched_fiber *to);
 
 /* The last switch out of a finished fiber: like sched_fiber_switch, but from
@@ -155,6 +164,13 @@ void sched_fiber_free(sched_fiber *f);
 /* False if f's stack canary has been overwritten (true for a main fiber). */
 bool sched_fiber_canary_ok(const sched_fiber *f);
 
+/* What a damaged canary found by a switch or an exit does: the scheduler
+ * reports the task's stack overflow (lang.c). The hook must not return (if
+ * it does, the default message and abort follow). One for the process,
+ * set before fibers run; NULL restores the default. */
+typedef void (*sched_fiber_overflow_fn)(const sched_fiber *f);
+void sched_fiber_on_overflow(sched_fiber_overflow_fn fn);
+
 /* Usable stack bytes (the rounded size); 0 for a main fiber. */
 size_t sched_fiber_stack_size(const sched_fiber *f);
 
@@ -164,22 +180,5 @@ size_t sched_fiber_stack_size(const sched_fiber *f);
  * spreading them over the sets. Takes effect at the next reset; a caller
  * that wants it on a new fiber resets it once after create. */
 void sched_fiber_set_color(sched_fiber *f, unsigned color);
-
-/* ---- the stack pool (stacks.c) ----
- * Stacks are mapped many at a time, in regions with a guard page below
- * every stack (the kernel's light guard regions where it has them, so a
- * region is one memory mapping whatever its number of stacks), and are
- * reused, never unmapped. size is whole pages; lo the lowest usable byte,
- * the guard page right below it. */
-bool sched_stack_take(size_t size, unsigned char **lo);
-void sched_stack_give(size_t size, unsigned char *lo);
-/* Maps stacks ahead of use until n of size are free (a fork server can
- * map them once for all its children). */
-bool sched_stack_reserve(size_t size, size_t n);
-/* Why the last take or reserve failed ("cannot map a region of task
- * stacks: Cannot allocate memory"). */
-const char *sched_stack_why(void);
-/* True once a guard has been made without splitting a mapping. */
-bool sched_stack_light_guards(void);
 
 #endif

@@ -168,7 +168,34 @@ int64_t oxl_select_words(int64_t n, oxl_chan **chans, const int64_t *sends, uint
 
 static char overflow_stack[1 << 16];
 
-/* A fault in the guard page below the running task's stack is a runaway
+void sched_stack_overflowed(const oxl_sched *s, const oxl_task *t) {
+    char msg[512];
+    fflush(stdout); /* the program is ending: keep what it printed */
+    char lb[64];
+    int n = snprintf(msg, sizeof msg, "panic: stack overflow (a task's stack is %zu bytes)\n  in %s on %s\n",
+                     t->fiber ? t->fiber->stack_size : s->opt.stack_size, sched_task_label(s, t->id, lb, sizeof lb),
+                     t->node ? t->node->name : "process");
+    if (n > 0) {
+        ssize_t w = write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+        (void)w;
+    }
+    _exit(101);
+}
+
+/* A damaged canary seen by the fiber layer as a task leaves its stack (a
+ * switch, or a panic abandoning it): the task whose fiber it is. The
+ * scheduler checks a task's canary itself before it lets go of its fiber
+ * (a task's end, a cancelled task's last switch); a fiber no task owns
+ * gets the fiber layer's own message. */
+void sched_on_canary(const sched_fiber *f) {
+    oxl_sched *s = sched_active();
+    for (uint32_t i = 0; s && i < s->ntasks_cap; i++)
+        if (s->tasks[i] && s->tasks[i]->fiber == f) sched_stack_overflowed(s, s->tasks[i]);
+}
+
+/* A fault in the guard page below the running task's stack, or for a
+ * canary stack anywhere down to its region's floor guard (its gap and the
+ * stacks below are mapped: a fault there is the floor's), is a runaway
  * recursion: a panic (status 101) rather than a crash. Anything else is
  * left to the default action. */
 static void on_segv(int sig, siginfo_t *info, void *uctx) {
@@ -176,21 +203,9 @@ static void on_segv(int sig, siginfo_t *info, void *uctx) {
     oxl_sched *s = sched_active();
     const oxl_task *t = s ? s->current : NULL;
     const unsigned char *addr = info ? (const unsigned char *)info->si_addr : NULL;
-    long page = sysconf(_SC_PAGESIZE);
     if (t && t->fiber && t->fiber->stack_lo && addr && addr < t->fiber->stack_lo + 256 &&
-        addr >= t->fiber->stack_lo - (page > 0 ? page : 4096) - 4096) {
-        char msg[512];
-        fflush(stdout); /* the program is ending: keep what it printed */
-        char lb[64];
-        int n = snprintf(msg, sizeof msg, "panic: stack overflow (a task's stack is %zu bytes)\n  in %s on %s\n",
-                         t->fiber->stack_size, sched_task_label(s, t->id, lb, sizeof lb),
-                         t->node ? t->node->name : "process");
-        if (n > 0) {
-            ssize_t w = write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
-            (void)w;
-        }
-        _exit(101);
-    }
+        addr >= t->fiber->fault_lo - 4096)
+        sched_stack_overflowed(s, t);
     signal(sig, SIG_DFL);
     /* A real fault repeats when the instruction does, now with the default
      * action; a signal sent by kill/raise would be lost: send it again (it

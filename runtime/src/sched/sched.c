@@ -384,6 +384,14 @@ bool sched_drive_world(oxl_sched *s) {
 static void pool_put(oxl_sched *s, sched_fiber *f);
 static void task_free_record(oxl_sched *s, oxl_task *t);
 
+/* A damaged canary is a stack overflow of t (on a canary stack, the only
+ * sign of one), checked as t lets go of its fiber for good: the fiber's
+ * own check at the last switch could not name the task any more. Every
+ * other switch away is checked by the fiber layer (sched_on_canary). */
+static inline void check_canary(const oxl_sched *s, const oxl_task *t, const sched_fiber *f) {
+    if (SIM_UNLIKELY(!sched_fiber_canary_ok(f))) sched_stack_overflowed(s, t);
+}
+
 /* Leaves task self for the next ready task, or for the main fiber. A task
  * that finished (exiting) never comes back. */
 static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool exiting) {
@@ -396,6 +404,7 @@ static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool ex
         if (sched_drive_world(s)) next = pick_next(s);
         s->driving = NULL;
         if (self->state == TASK_CANCELLED) {
+            check_canary(s, self, from);
             self->fiber = NULL;
             pool_put(s, from);
             if (self->detached && !self->njoining) task_free_record(s, self);
@@ -495,6 +504,7 @@ static void task_entry(void *arg) {
     t->started = true;
     t->result = t->fn(t->arg);
     oxl_sched *s = tls_sched;
+    check_canary(s, t, t->fiber);
     task_end(s, t, TASK_DONE);
     sched_fiber *f = t->fiber;
     if (s->nready == 0 && !s->stopping) {
@@ -554,6 +564,7 @@ void sched_check_self(oxl_sched *s) {
     oxl_task *self = s->current;
     if (self->state != TASK_CANCELLED) return;
     sched_fiber *f = self->fiber;
+    check_canary(s, self, f);
     self->fiber = NULL;
     pool_put(s, f);
     if (self->detached && !self->njoining) task_free_record(s, self);
@@ -1027,6 +1038,7 @@ static void sched_free(oxl_sched *s) {
 oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_options *opt) {
     if (tls_sched || atomic_load(&active_sched)) sched_fatal("oxl_sched_run: a deterministic scheduler run is already active");
     if (!root) sched_fatal("oxl_sched_run: no root function");
+    sched_fiber_on_overflow(sched_on_canary);
     oxl_sched *s = sim_xcalloc(1, sizeof *s);
     if (opt)
         s->opt = *opt;

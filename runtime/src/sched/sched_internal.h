@@ -210,6 +210,14 @@ void sched_fatal(const char *fmt, ...) OXL_PRINTF(1, 2) __attribute__((noreturn)
 /* After a call that may have cancelled the current task, end it for good. */
 void sched_check_self(oxl_sched *s);
 
+/* lang.c: a stack overflow of task t (a fault in its guard, or its canary
+ * damaged): "panic: stack overflow (a task's stack is N bytes)" naming the
+ * task and its node on stderr, then exit status 101. */
+_Noreturn void sched_stack_overflowed(const oxl_sched *s, const oxl_task *t);
+/* The fiber layer's overflow hook (sched_fiber_on_overflow), set by every
+ * run: the report above for the task whose fiber it is. */
+void sched_on_canary(const sched_fiber *f);
+
 /* gc_stacks.c */
 void sched_gc_begin(oxl_sched *s);
 void sched_gc_enter(oxl_sched *s, const sched_fiber *to); /* before switching to `to` */

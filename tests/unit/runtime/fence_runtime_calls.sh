@@ -34,6 +34,8 @@ test_isolate.c.o:getpid  the server's own pid, in the server
 test_isolate.c.o:nanosleep  the server's kill rounds at its end
 test_isolate.c.o:opendir  /proc, when the server kills what it adopted
 sched.c.o:fopen  sched_mapping_counts: the report of a stack that could not be had, inside oxl_fence_allow_begin/end
+stacks.c.o:getenv  OXL_STACKS_NO_LIGHT_GUARDS, read by a constructor at process start, before any run
+stacks.c.o:fopen  vm.max_map_count, read once where guard pages split mappings, inside oxl_fence_allow_begin/end
 test_serve.c.o:getppid  a served child checks its server is alive, before its test runs
 test_serve.c.o:getenv  the server's LD_BIND_NOW, at its start, before any child
 test_explore.c.o:clock_gettime  mono_us: a seed's time in the explorer, between runs, never inside one
