@@ -85,9 +85,13 @@ compare() { # label
         has "reproduce: oxl test examples/bank --exact 'fails at 9, 11 and 26' --seed 9" "$tmp/m.human"
     check "$1: the test after it not run (fail fast), as unsharded" \
         has "skip sim   after the failing one (not run: an earlier test failed)" "$tmp/m.human"
+    # what the reports were stripped of above: the docs say so
+    check "$1: the unsharded run has a trace diff, the merge none, as Merging shards says" \
+        sh -c "grep -q '^trace diff: seed 9 ' '$tmp/un.human' && ! grep -q 'trace diff' '$tmp/m.human' &&
+               grep -q '\"trace_diff\":null' '$tmp/m.json' && grep -qF 'A merged report has **no trace diff**' '$doc'"
 }
 
-echo "1..34"
+echo "1..36"
 
 # ---- the GitHub Actions matrix ----
 gh=$(block "A GitHub Actions matrix")
