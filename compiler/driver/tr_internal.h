@@ -408,6 +408,10 @@ struct tr_runner {
     bool multi;          /* more than one package: reports name each test's package */
     tr_runner **group;   /* on the first runner: every package's runner, in order */
     size_t ngroup;
+    tr_runner **untested; /* on the first runner: the packages not tested (not built, no
+                           * directory), each with its exit status in not_tested */
+    size_t nuntested;
+    int not_tested;      /* a package not tested: the exit status it ended with */
     size_t plan_tests;   /* tests of the whole run (TAP's plan); 0: nsel */
     uint64_t *plan_counts; /* tr_plan_prepare: the processes of each of sel */
     size_t plan_nunit, plan_nsim;
@@ -507,6 +511,10 @@ int tr_run_packages(tr_runner *lead);
 bool tr_is_tree_arg(const char *arg);
 /* "pkg: name" in a run of many packages, the escaped name in one */
 void tr_test_label(const tr_runner *r, const tr_test *t, tr_buf *b);
+/* Why a package of many was not tested (r->not_tested), as every report
+ * says it: "not tested: its test binary was not built, exit status 3"
+ * (the error itself is on stderr). */
+void tr_untested_text(const tr_runner *r, tr_buf *b);
 
 /* tr_merge.c: `oxl test --merge a.json b.json ...`; the fields of the
  * JSON report it reads back (the start event's, a test_start's). */
