@@ -671,6 +671,11 @@ int tr_term_width(int fd);       /* TIOCGWINSZ, else COLUMNS, else 80 */
 /* "what: D/T done, F failed, R/s, ETA E" in at most width - 1 columns. */
 void tr_progress_text(tr_buf *b, int width, const char *what, uint64_t done, uint64_t total, uint64_t failed,
                       double elapsed);
+/* The columns a terminal draws UTF-8 text s in (a CJK character is two,
+ * a combining mark none); the bytes of its longest prefix of at most cols
+ * columns, with the columns it takes in *used. */
+size_t tr_display_cols(const char *s);
+size_t tr_display_cols_prefix(const char *s, size_t cols, size_t *used);
 /* tr_timeline.c: --timeline FILE (docs/testing.md, Timeline).
  * tr_timeline_check says before the build whether the file can be
  * written (and unsets OXL_SIM_TRACE_DUMP for every other process); tr_timeline_write, after the run, runs the seed once more with
