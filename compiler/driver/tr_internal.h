@@ -118,6 +118,7 @@ typedef struct tr_proc {
     bool queued;        /* srv: sent, no `pid` answer yet (pid is 0) */
     bool refused;       /* srv: the server answered `error` (also lost: nothing ran) */
     double timeout;     /* srv: the deadline's seconds after the `pid` answer */
+    double term_at;     /* past its deadline: when SIGTERM asked it to end (0: not yet) */
     char *report;       /* srv, lazy: the report line the status carried (malloc'd); no files were written */
     bool lazy;          /* srv: its output stays in the server unless reported */
 } tr_proc;
@@ -399,9 +400,10 @@ struct tr_runner {
     bool own_server;   /* the determinism re-run: a server (a new exec) of its own, see tr_plan.c */
     char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
     /* what every process gets in its environment (tr_opts.c): the
-     * policy's variables, OXL_SIM_TRACE_DUMP unset; NULL-terminated */
+     * policy's variables, OXL_SIM_TRACE_DUMP unset, OXL_TEST_STREAM (1
+     * with --no-capture and --gdb, else unset); NULL-terminated */
     char policy_env[2][48];
-    const char *sim_env[4];
+    const char *sim_env[5];
     const char *trace_dump; /* set around a batch: its one process writes its trace here (tr_explain.c) */
     size_t ntrash, trash_cap;
     /* many packages (tr_packages.c): one runner a package, reported as one run */
