@@ -69,7 +69,8 @@ const cli_opt cli_opts[] = {
      "run shard M (1-based) of N; hash:auto/N takes M from JOB_COMPLETION_INDEX (+1)"},
     {"test", "--color", NULL, "WHEN", "auto always never", "color in the human report (default auto)"},
     {"test", "--gdb", NULL, NULL, NULL,
-     "run the one test (--exact NAME, and --seed N for a sim test) under gdb, its environment set"},
+     "run the one test (--exact NAME, and --seed N for a sim test) under gdb, its environment and policy set, "
+     "stopping at a panic"},
     {"test", "--policy", NULL, "POLICY", "random fifo pct",
      "the scheduler's policy in every sim process (default random; pct: PCT, see --pct-depth)"},
     {"test", "--pct-depth", NULL, "D", NULL, "the bug depth --policy pct aims at, 1 to 64 (default 3)"},

@@ -245,9 +245,20 @@ void tr_proc_kill(tr_proc *p) {
     p->report = NULL;
 }
 
-/* A process past its deadline is killed (its whole group) and marked. */
+/* A process past its deadline is first asked to end (SIGTERM: a test
+ * binary writes out what its stdout still buffers, then dies of it) and
+ * killed with its whole group when it has ended or the grace has passed;
+ * either way it is marked timed out. */
+#define TR_TERM_GRACE 0.5 /* seconds */
 static bool past_deadline(tr_proc *p) {
-    if (p->deadline <= 0 || tr_now() < p->deadline) return false;
+    double now = tr_now();
+    if (p->deadline <= 0 || now < p->deadline) return false;
+    if (p->term_at == 0 && p->pid > 0) {
+        kill(p->pid, SIGTERM);
+        p->term_at = now;
+        return false;
+    }
+    if (p->term_at > 0 && now < p->term_at + TR_TERM_GRACE) return false;
     tr_proc_kill(p);
     p->timed_out = true;
     return true;
@@ -260,10 +271,12 @@ bool tr_proc_poll(tr_proc *p) {
         if (!p->ended && p->queued) return false; /* waits in the server: no deadline runs yet */
         if (p->ended) {
             /* killed by the server at its own limit, a little after ours
-             * (the runner was slow to look): a timeout all the same */
+             * (the runner was slow to look): a timeout all the same; so is
+             * an end after the SIGTERM of its deadline */
             if (p->deadline > 0 && !p->lost && WIFSIGNALED(p->wstatus) && WTERMSIG(p->wstatus) == SIGKILL &&
                 p->end >= p->deadline)
                 p->timed_out = true;
+            if (p->term_at > 0 && !p->lost) p->timed_out = true;
             p->pid = 0;
             return true;
         }
@@ -276,6 +289,7 @@ bool tr_proc_poll(tr_proc *p) {
     if (waitid(P_PID, (id_t)p->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
         kill(-p->pid, SIGKILL);
         reap(p);
+        if (p->term_at > 0) p->timed_out = true; /* it ended after its deadline's SIGTERM */
         return true;
     }
     return past_deadline(p);

@@ -1,9 +1,13 @@
 /* tr_gdb.c: `oxl test --gdb --exact NAME [--seed N] [-- gdb-args]`: the
  * one selected test (a sim test's one seed) run under gdb in the
  * foreground, with the environment the runner gives its processes
- * (OXL_TEST_RUN, OXL_TEST_SEED, OXL_SIM_REPORT=1, OXL_DATA_DIR), so a
- * failure seen in a report can be stepped through. The arguments after
- * `--` go to gdb before the program (`-batch -ex run -ex bt`). */
+ * (OXL_TEST_RUN, OXL_TEST_SEED, OXL_SIM_REPORT=1, OXL_DATA_DIR, the run's
+ * OXL_SIM_POLICY and OXL_SIM_PCT_DEPTH), so a failure seen in a report
+ * can be stepped through, and a breakpoint on the runtime's one panic
+ * entry (oxl_panic_at), so `run` stops where the panic is, with the
+ * panicking task's stack, before the run ends. The arguments after `--`
+ * go to gdb after that breakpoint, before the program (`-batch -ex run
+ * -ex bt`). */
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -14,6 +18,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* Every panic (assert, panic(), a runtime check, a std.test control's
+ * misuse) goes through it (runtime/include/oxl_rt.h). */
+#define TR_GDB_PANIC_ENTRY "oxl_panic_at"
 
 int tr_run_gdb(tr_runner *r) {
     if (r->nsel != 1) {
@@ -34,9 +42,11 @@ int tr_run_gdb(tr_runner *r) {
         return TR_EXIT_USAGE;
     }
     size_t n = (size_t)r->o.gdb_nargs;
-    const char **argv = tr_xmalloc((n + 4) * sizeof *argv);
+    const char **argv = tr_xmalloc((n + 6) * sizeof *argv);
     size_t k = 0;
     argv[k++] = "gdb";
+    argv[k++] = "-ex";
+    argv[k++] = "break " TR_GDB_PANIC_ENTRY;
     for (size_t i = 0; i < n; i++) argv[k++] = r->o.gdb_args[i];
     argv[k++] = "--args";
     argv[k++] = r->bin;
@@ -58,6 +68,18 @@ int tr_run_gdb(tr_runner *r) {
         else unsetenv("OXL_TEST_SEED");
         setenv("OXL_SIM_REPORT", "1", 1);
         setenv("OXL_DATA_DIR", data, 1);
+        /* the run's policy and the rest a sim process gets (NAME=VALUE
+         * set, a bare NAME unset), as tr_batch gives them */
+        for (size_t i = 0; r->sim_env[i]; i++) {
+            const char *eq = strchr(r->sim_env[i], '=');
+            if (eq) {
+                char name[64];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - r->sim_env[i]), r->sim_env[i]);
+                setenv(name, eq + 1, 1);
+            } else {
+                unsetenv(r->sim_env[i]);
+            }
+        }
         tr_signals_restore();
         execvp("gdb", (char *const *)argv);
         fprintf(stderr, "oxl test: --gdb: cannot run gdb: %s\n", strerror(errno));

@@ -118,6 +118,7 @@ typedef struct tr_proc {
     bool queued;        /* srv: sent, no `pid` answer yet (pid is 0) */
     bool refused;       /* srv: the server answered `error` (also lost: nothing ran) */
     double timeout;     /* srv: the deadline's seconds after the `pid` answer */
+    double term_at;     /* past its deadline: when SIGTERM asked it to end (0: not yet) */
     char *report;       /* srv, lazy: the report line the status carried (malloc'd); no files were written */
     bool lazy;          /* srv: its output stays in the server unless reported */
 } tr_proc;
@@ -400,15 +401,20 @@ struct tr_runner {
     bool own_server;   /* the determinism re-run: a server (a new exec) of its own, see tr_plan.c */
     char (*trash)[TR_PATH]; /* files and directories of ended processes, removed later */
     /* what every process gets in its environment (tr_opts.c): the
-     * policy's variables, OXL_SIM_TRACE_DUMP unset; NULL-terminated */
+     * policy's variables, OXL_SIM_TRACE_DUMP unset, OXL_TEST_STREAM (1
+     * with --no-capture and --gdb, else unset); NULL-terminated */
     char policy_env[2][48];
-    const char *sim_env[4];
+    const char *sim_env[5];
     const char *trace_dump; /* set around a batch: its one process writes its trace here (tr_explain.c) */
     size_t ntrash, trash_cap;
     /* many packages (tr_packages.c): one runner a package, reported as one run */
     bool multi;          /* more than one package: reports name each test's package */
     tr_runner **group;   /* on the first runner: every package's runner, in order */
     size_t ngroup;
+    tr_runner **untested; /* on the first runner: the packages not tested (not built, no
+                           * directory), each with its exit status in not_tested */
+    size_t nuntested;
+    int not_tested;      /* a package not tested: the exit status it ended with */
     size_t plan_tests;   /* tests of the whole run (TAP's plan); 0: nsel */
     uint64_t *plan_counts; /* tr_plan_prepare: the processes of each of sel */
     size_t plan_nunit, plan_nsim;
@@ -516,6 +522,10 @@ int tr_run_packages(tr_runner *lead);
 bool tr_is_tree_arg(const char *arg);
 /* "pkg: name" in a run of many packages, the escaped name in one */
 void tr_test_label(const tr_runner *r, const tr_test *t, tr_buf *b);
+/* Why a package of many was not tested (r->not_tested), as every report
+ * says it: "not tested: its test binary was not built, exit status 3"
+ * (the error itself is on stderr). */
+void tr_untested_text(const tr_runner *r, tr_buf *b);
 
 /* tr_merge.c: `oxl test --merge a.json b.json ...`; the fields of the
  * JSON report it reads back (the start event's, a test_start's). */
@@ -679,6 +689,11 @@ int tr_term_width(int fd);       /* TIOCGWINSZ, else COLUMNS, else 80 */
 /* "what: D/T done, F failed, R/s, ETA E" in at most width - 1 columns. */
 void tr_progress_text(tr_buf *b, int width, const char *what, uint64_t done, uint64_t total, uint64_t failed,
                       double elapsed);
+/* The columns a terminal draws UTF-8 text s in (a CJK character is two,
+ * a combining mark none); the bytes of its longest prefix of at most cols
+ * columns, with the columns it takes in *used. */
+size_t tr_display_cols(const char *s);
+size_t tr_display_cols_prefix(const char *s, size_t cols, size_t *used);
 /* tr_timeline.c: --timeline FILE (docs/testing.md, Timeline).
  * tr_timeline_check says before the build whether the file can be
  * written (and unsets OXL_SIM_TRACE_DUMP for every other process); tr_timeline_write, after the run, runs the seed once more with

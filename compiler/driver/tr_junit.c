@@ -3,9 +3,12 @@
  * a stream, so it is no tr_reporter. Shaped as Jenkins and GitLab group
  * it: the package is the classname, the test's name the testcase's, its
  * file (relative to the current directory) and line attributes of their
- * own, and a failure's message the panic's text
- * (tests/runner/junit.xsd is the schema it is checked against). A run of
- * many packages has a <testsuite> a package. */
+ * own, and a failure's message the panic's text. Valid against the
+ * structure of Jenkins' junit-10.xsd (tests/runner/junit.xsd, with the
+ * testcase's file and line added): no properties inside a testcase (a
+ * test's kind and seeds are its suite's properties, named after it), no
+ * skipped count on <testsuites>. A run of many packages has a <testsuite>
+ * a package. */
 #include "tr_internal.h"
 
 #include <errno.h>
@@ -37,6 +40,17 @@ static void count(const tr_runner *r, size_t *fails, size_t *skips, double *tota
     }
 }
 
+/* A test's property, as its suite's: "<field>:<test name>" (junit-10
+ * has properties on suites only; test names are unique in a package, and
+ * a field never holds a ':', so the name splits at the first). */
+static void test_property(tr_buf *b, const char *field, const tr_test *t, const char *value) {
+    tr_buf_printf(b, "      <property name=\"%s:", field);
+    xml_attr(b, t->name);
+    tr_buf_puts(b, "\" value=\"");
+    xml_attr(b, value);
+    tr_buf_puts(b, "\"/>\n");
+}
+
 /* One <testsuite>: a package. */
 static void suite(tr_runner *r, tr_buf *bp) {
     tr_buf b = *bp;
@@ -51,6 +65,32 @@ static void suite(tr_runner *r, tr_buf *bp) {
     tr_xml_text(&b, r->o.pkg);
     tr_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", r->nsel, fails,
                   skips, total);
+    tr_buf_puts(&b, "    <properties>\n");
+    for (size_t i = 0; i < r->nsel; i++) {
+        const tr_outcome *oc = &r->outs[i];
+        const tr_test *t = oc->test;
+        char v[64];
+        test_property(&b, "kind", t, tr_kind_name(t));
+        if (t->sim) {
+            snprintf(v, sizeof v, "%" PRIu64 "..%" PRIu64, t->first, t->last);
+            test_property(&b, "seeds", t, v);
+        }
+        if (t->sim && oc->run && !oc->passed) {
+            snprintf(v, sizeof v, "%" PRIu64, oc->fail.seed);
+            test_property(&b, "failed_seed", t, v);
+        }
+        tr_doing_omitted om;
+        if (t->sim && oc->run && !oc->passed && tr_doing_omitted_of(&oc->fail, &om)) {
+            /* what the failure body's "what everyone was doing" left out, as numbers */
+            snprintf(v, sizeof v, "%" PRIu64, om.tasks);
+            test_property(&b, "tasks_omitted", t, v);
+            snprintf(v, sizeof v, "%" PRIu64, om.messages);
+            test_property(&b, "messages_omitted", t, v);
+            snprintf(v, sizeof v, "%" PRIu64, om.cuts);
+            test_property(&b, "cuts_omitted", t, v);
+        }
+    }
+    tr_buf_puts(&b, "    </properties>\n");
     for (size_t i = 0; i < r->nsel; i++) {
         const tr_outcome *oc = &r->outs[i];
         const tr_test *t = oc->test;
@@ -63,25 +103,12 @@ static void suite(tr_runner *r, tr_buf *bp) {
         tr_buf_puts(&b, "\" file=\"");
         tr_xml_text(&b, pl.file);
         if (pl.line) tr_buf_printf(&b, "\" line=\"%d", pl.line);
-        tr_buf_printf(&b, "\" time=\"%.3f\">\n", oc->seconds);
-        tr_buf_printf(&b, "      <properties>\n        <property name=\"kind\" value=\"%s\"/>\n", tr_kind_name(t));
-        if (t->sim)
-            tr_buf_printf(&b, "        <property name=\"seeds\" value=\"%" PRIu64 "..%" PRIu64 "\"/>\n", t->first, t->last);
-        if (t->sim && oc->run && !oc->passed)
-            tr_buf_printf(&b, "        <property name=\"failed_seed\" value=\"%" PRIu64 "\"/>\n", oc->fail.seed);
-        tr_doing_omitted om;
-        if (t->sim && oc->run && !oc->passed && tr_doing_omitted_of(&oc->fail, &om))
-            /* what the failure body's "what everyone was doing" left out, as numbers */
-            tr_buf_printf(&b,
-                          "        <property name=\"tasks_omitted\" value=\"%" PRIu64 "\"/>\n"
-                          "        <property name=\"messages_omitted\" value=\"%" PRIu64 "\"/>\n"
-                          "        <property name=\"cuts_omitted\" value=\"%" PRIu64 "\"/>\n",
-                          om.tasks, om.messages, om.cuts);
-        tr_buf_puts(&b, "      </properties>\n");
+        tr_buf_printf(&b, "\" time=\"%.3f\"", oc->seconds);
         if (oc->run && oc->passed) {
-            tr_buf_puts(&b, "    </testcase>\n");
+            tr_buf_puts(&b, "/>\n");
             continue;
         }
+        tr_buf_puts(&b, ">\n");
         if (!oc->run) {
             /* interrupted: not run, with the seeds it did */
             tr_buf why = {0};
@@ -142,6 +169,23 @@ static void suite(tr_runner *r, tr_buf *bp) {
     *bp = b;
 }
 
+/* A package of many that was not tested: a suite of one testcase in
+ * error, so a CI server that reads the file never shows the run whole. */
+static void untested_suite(tr_runner *r, tr_buf *b) {
+    char pkg[256];
+    tr_package_name(r, pkg, sizeof pkg);
+    tr_buf why = {0};
+    tr_untested_text(r, &why);
+    tr_buf_puts(b, "  <testsuite name=\"");
+    tr_xml_text(b, r->o.pkg);
+    tr_buf_puts(b, "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n    <testcase name=\"(package)\" classname=\"");
+    tr_xml_text(b, pkg);
+    tr_buf_puts(b, "\" time=\"0.000\">\n      <error message=\"");
+    xml_attr(b, why.s);
+    tr_buf_printf(b, "\" type=\"not-tested\"/>\n    </testcase>\n  </testsuite>\n");
+    tr_buf_free(&why);
+}
+
 bool tr_write_junit(tr_runner *r, const char *path) {
     tr_buf b = {0};
     size_t fails = 0, skips = 0, tests = 0;
@@ -153,8 +197,10 @@ bool tr_write_junit(tr_runner *r, const char *path) {
         tests += p->nsel;
     }
     tr_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    tr_buf_printf(&b, "<testsuites name=\"oxl test\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
-                  tests, fails, skips, total);
+    /* junit-10 has no skipped count on <testsuites>: each suite has its own */
+    tr_buf_printf(&b, "<testsuites name=\"oxl test\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
+                  tests + r->nuntested, fails, r->nuntested, total);
+    for (size_t k = 0; k < r->nuntested; k++) untested_suite(r->untested[k], &b);
     for (size_t k = 0; k < n; k++) suite(r->group ? r->group[k] : r, &b);
     tr_buf_puts(&b, "</testsuites>\n");
     bool ok = tr_write_file(path, b.s, b.len, 0644);

@@ -342,7 +342,10 @@ static bool read_file(merge *m, m_file *f) {
                 uint64_t st = 0;
                 tr_jv_u64(o, "exit_status", &st);
                 tr_jv_u64(o, "processes", &f->processes);
+                const tr_jv *nt = tr_jv_get(o, "not_tested");
                 if (st == 130) ok = bad(f->path, line, "this shard was interrupted: its results are not whole; run it again");
+                else if (nt && nt->kind == TR_JV_ARRAY && nt->n > 0)
+                    ok = bad(f->path, line, "a package of this shard was not tested (its end event's not_tested): its results are not whole");
                 ended = true;
             } else ok = bad(f->path, line, "an event --merge does not know");
         }

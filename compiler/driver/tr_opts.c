@@ -362,7 +362,9 @@ static int setup_policy(tr_runner *r) {
     r->sim_env[0] = r->policy_env[0];
     r->sim_env[1] = r->policy_env[1];
     r->sim_env[2] = "OXL_SIM_TRACE_DUMP"; /* unset: only the trace diff's and the timeline's runs write one */
-    r->sim_env[3] = NULL;
+    /* a process whose output is watched as it comes prints it line by line */
+    r->sim_env[3] = o->no_capture || o->gdb ? "OXL_TEST_STREAM=1" : "OXL_TEST_STREAM";
+    r->sim_env[4] = NULL;
     return TR_GO_ON;
 }
 

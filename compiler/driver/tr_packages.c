@@ -38,6 +38,17 @@ void tr_test_label(const tr_runner *r, const tr_test *t, tr_buf *b) {
     tr_name_escape(b, t->name);
 }
 
+void tr_untested_text(const tr_runner *r, tr_buf *b) {
+    tr_buf_puts(b, "not tested: ");
+    switch (r->not_tested) {
+    case TR_EXIT_BUILD: tr_buf_puts(b, "its test binary was not built"); break;
+    case TR_EXIT_USAGE: tr_buf_puts(b, "not a package directory, or a usage error"); break;
+    case 130: tr_buf_puts(b, "interrupted"); break;
+    default: tr_buf_puts(b, "it could not be prepared"); break;
+    }
+    tr_buf_printf(b, ", exit status %d", r->not_tested);
+}
+
 static bool add_pkg(pkg_list *l, const char *path) {
     char real[PATH_MAX];
     if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
@@ -158,7 +169,8 @@ int tr_run_packages(tr_runner *lead) {
     }
     tr_runner *all = tr_xmalloc(l.n * sizeof *all);
     tr_runner **group = tr_xmalloc(l.n * sizeof *group);
-    size_t ng = 0;
+    tr_runner **untested = tr_xmalloc(l.n * sizeof *untested);
+    size_t ng = 0, nu = 0;
     int status = TR_EXIT_PASS;
     bool any_tests = false;
     /* every package's binary and tests first: a package that does not
@@ -180,6 +192,8 @@ int tr_run_packages(tr_runner *lead) {
         if (s != TR_GO_ON) {
             fprintf(stderr, "oxl test: package '%s' not tested (exit status %d)\n", r->o.pkg, s);
             status = worst(status, s);
+            r->not_tested = s;
+            untested[nu++] = r; /* every report says so: never a run that looks whole */
             continue;
         }
         any_tests = true;
@@ -189,6 +203,8 @@ int tr_run_packages(tr_runner *lead) {
     lead->multi = true;
     lead->group = group;
     lead->ngroup = ng;
+    lead->untested = untested;
+    lead->nuntested = nu;
     if (lead->o.list) {
         for (size_t i = 0; i < ng; i++) tr_list_tests(group[i]);
     } else if (ng > 0 && !lead->interrupted) {
@@ -245,8 +261,11 @@ int tr_run_packages(tr_runner *lead) {
     }
     free(all);
     free(group);
+    free(untested);
     lead->group = NULL;
     lead->ngroup = 0;
+    lead->untested = NULL;
+    lead->nuntested = 0;
     free_list(&l);
     return status;
 }

@@ -8,11 +8,18 @@
 static void start(tr_runner *r, size_t nunit, size_t nsim) {
     tr_buf b = {0};
     char from[64];
-    if (r->multi) snprintf(from, sizeof from, "%zu packages", r->ngroup);
+    if (r->multi) snprintf(from, sizeof from, "%zu package%s", r->ngroup, r->ngroup == 1 ? "" : "s");
     tr_buf_printf(&b, "running %zu unit test%s and %zu sim test%s from %s with %d job%s", nunit, nunit == 1 ? "" : "s",
                   nsim, nsim == 1 ? "" : "s", r->multi ? from : r->o.pkg, r->o.jobs, r->o.jobs == 1 ? "" : "s");
     if (r->sharded) tr_buf_printf(&b, " (shard %" PRIu64 " of %" PRIu64 ")", r->shard_index + 1, r->shard_total);
     tr_buf_puts(&b, "\n");
+    for (size_t i = 0; i < r->nuntested; i++) {
+        tr_buf_printf(&b, "%sFAIL%s pkg   ", tr_paint(r, TR_RED), tr_paint(r, TR_RESET));
+        tr_name_escape(&b, r->untested[i]->o.pkg);
+        tr_buf_puts(&b, " (");
+        tr_untested_text(r->untested[i], &b);
+        tr_buf_puts(&b, ")\n");
+    }
     tr_emit(&b);
 }
 
@@ -78,14 +85,15 @@ static void end(tr_runner *r, const tr_totals *tot, int status) {
     tr_clear_progress(r);
     const char *word = status == 130                      ? "INTERRUPTED"
                        : status == TR_EXIT_NONDETERMINISM ? "NOT DETERMINISTIC"
-                       : tot->failed                      ? "FAILED"
+                       : tot->failed || r->nuntested      ? "FAILED"
                                                           : "ok";
-    const char *col = tot->failed ? TR_RED : status == 130 ? TR_YELLOW : TR_GREEN;
+    const char *col = tot->failed || r->nuntested ? TR_RED : status == 130 ? TR_YELLOW : TR_GREEN;
     tr_buf_printf(&b, "\ntest result: %s%s%s. %zu passed, %zu failed", tr_paint(r, col), word, tr_paint(r, TR_RESET),
                   tot->passed, tot->failed);
     if (tot->interrupted) tr_buf_printf(&b, ", %zu interrupted", tot->interrupted);
     tr_buf_printf(&b, ", %zu not run", tot->skipped);
     if (tot->nondet) tr_buf_printf(&b, ", %zu not deterministic", tot->nondet);
+    if (r->nuntested) tr_buf_printf(&b, ", %zu package%s not tested", r->nuntested, r->nuntested == 1 ? "" : "s");
     tr_buf_printf(&b, "; %" PRIu64 " process%s in %.2f s\n", r->procs_run, r->procs_run == 1 ? "" : "es", secs);
     tr_emit(&b);
 }

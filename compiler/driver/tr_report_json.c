@@ -148,8 +148,24 @@ static void end(tr_runner *r, const tr_totals *tot, int status) {
     tr_buf b = {0};
     tr_buf_printf(&b,
                   "{\"event\":\"end\",\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,\"nondeterministic\":%zu,"
-                  "\"interrupted\":%zu,\"processes\":%" PRIu64 ",\"seconds\":%.6f,\"exit_status\":%d}\n",
+                  "\"interrupted\":%zu,\"processes\":%" PRIu64 ",\"seconds\":%.6f,\"exit_status\":%d",
                   tot->passed, tot->failed, tot->skipped, tot->nondet, tot->interrupted, r->procs_run, secs, status);
+    if (r->multi) {
+        /* the packages of many not tested: [{"package":...,"exit_status":3,"message":...}] */
+        tr_buf_puts(&b, ",\"not_tested\":[");
+        for (size_t i = 0; i < r->nuntested; i++) {
+            tr_buf why = {0};
+            tr_untested_text(r->untested[i], &why);
+            tr_buf_puts(&b, i ? ",{\"package\":" : "{\"package\":");
+            tr_json_str(&b, r->untested[i]->o.pkg);
+            tr_buf_printf(&b, ",\"exit_status\":%d,\"message\":", r->untested[i]->not_tested);
+            tr_json_str(&b, why.s);
+            tr_buf_puts(&b, "}");
+            tr_buf_free(&why);
+        }
+        tr_buf_puts(&b, "]");
+    }
+    tr_buf_puts(&b, "}\n");
     tr_emit(&b);
 }
 

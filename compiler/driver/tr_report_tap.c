@@ -84,7 +84,19 @@ static void tap_yaml(const tr_runner *r, tr_buf *b, const char *indent, const tr
 static void start(tr_runner *r, size_t nunit, size_t nsim) {
     (void)nunit, (void)nsim;
     tr_buf b = {0};
-    tr_buf_printf(&b, "TAP version 13\n1..%zu\n", r->plan_tests ? r->plan_tests : r->nsel);
+    tr_buf_printf(&b, "TAP version 13\n1..%zu\n", (r->plan_tests ? r->plan_tests : r->nsel) + r->nuntested);
+    /* a package of many not tested is a failing point: a stream that a
+     * consumer reads without the exit status never passes for it */
+    for (size_t i = 0; i < r->nuntested; i++) {
+        tr_buf why = {0};
+        tr_untested_text(r->untested[i], &why);
+        tr_buf_printf(&b, "not ok %d - ", ++r->tap_n);
+        tap_desc(&b, r->untested[i]->o.pkg);
+        tr_buf_puts(&b, "\n  ---\n  message: ");
+        tr_json_str(&b, why.s);
+        tr_buf_puts(&b, "\n  severity: fail\n  ...\n");
+        tr_buf_free(&why);
+    }
     tr_emit(&b);
 }
 
@@ -131,12 +143,12 @@ static void test_end(tr_runner *r, const tr_outcome *oc) {
 }
 
 static void end(tr_runner *r, const tr_totals *tot, int status) {
-    (void)r;
     tr_buf b = {0};
     if (status == 130) tr_buf_puts(&b, "Bail out! interrupted\n");
     tr_buf_printf(&b, "# passed %zu, failed %zu, not run %zu, not deterministic %zu", tot->passed, tot->failed,
                   tot->skipped, tot->nondet);
     if (tot->interrupted) tr_buf_printf(&b, ", interrupted %zu", tot->interrupted);
+    if (r->nuntested) tr_buf_printf(&b, ", packages not tested %zu", r->nuntested);
     tr_buf_puts(&b, "\n");
     tr_emit(&b);
 }

@@ -2,8 +2,10 @@
  * the same run when pasted into a shell: the oxl the user ran (as typed,
  * or `oxl` when PATH finds that same file), the package as it was named,
  * the test and its seed, and every setting that changes what runs: -O2,
- * -t, and the environment variables that change the build or the
- * simulation. Names are quoted for sh (tr_shell_quote). */
+ * -t, the time limit, the policy, the environment variables that change
+ * the build or the simulation, and --failures-file, so the pasted line
+ * keeps its seeds where the run did. Names are quoted for sh
+ * (tr_shell_quote). */
 #include "tr_internal.h"
 
 #include <inttypes.h>
@@ -66,6 +68,10 @@ static void command(const tr_runner *r, const tr_test *t, const uint64_t *seed, 
     if (sim_seed && r->o.policy == TR_POLICY_FIFO) tr_buf_puts(b, " --policy fifo");
     if (sim_seed && r->o.policy == TR_POLICY_PCT)
         tr_buf_printf(b, " --policy pct --pct-depth %" PRIu64, r->o.pct_depth);
+    /* where the run keeps its failing seeds (a build tree's, under
+     * oxl_add_tests): the pasted line writes there too, never into the
+     * package's own file */
+    if (r->o.failures_file) tr_buf_puts(b, " --failures-file "), tr_shell_word(b, r->o.failures_file);
 }
 
 void tr_command_of(const tr_runner *r, const tr_test *t, tr_buf *b) { command(r, t, NULL, b); }

@@ -15,7 +15,7 @@ unset CMAKE_PREFIX_PATH
 tap_detail() { tap_file "$tmp/out" -40; }
 has() { grep -qF -- "$1" "$2"; }
 
-tap_plan 13
+tap_plan 15
 "$cmake" --install "$build" --prefix "$tmp/prefix" >"$tmp/out" 2>&1
 check "cmake --install" test $? -eq 0
 check "installs oxlConfig.cmake, its version file and oxlTests.cmake" \
@@ -40,6 +40,14 @@ check "a failing package gives a failing ctest" sh -c "[ $st -ne 0 ] && grep -q 
 check "its output names the lowest failing seed" has "seed 3 failed (3 of 10 seeds run)" "$tmp/out"
 check "the failures file is kept in the build tree" has "3	fails at 3" "$tmp/b2/bad_tests.oxl-test-failures.txt"
 check "and not in the sources" test ! -e "$tmp/proj/bad/oxl-test-failures.txt"
+line=$(grep -m1 '^reproduce: ' "$tmp/out" | sed 's/^reproduce: //')
+check "its reproduce line keeps the build tree's failures file" \
+    sh -c "printf '%s\n' \"\$1\" | grep -qF -- \"--failures-file $tmp/b2/bad_tests.oxl-test-failures.txt\"" - "$line"
+rm -f "$tmp/b2/bad_tests.oxl-test-failures.txt"
+(cd "$tmp" && sh -c "$line") >"$tmp/out" 2>&1
+check "pasted, it fails the seed again and writes the build tree's file, not the sources'" \
+    sh -c "grep -q 'seed 3 failed' '$tmp/out' && grep -q '3	fails at 3' '$tmp/b2/bad_tests.oxl-test-failures.txt' &&
+           [ ! -e '$tmp/proj/bad/oxl-test-failures.txt' ]"
 
 sed 's/find_package(oxl 0.1 REQUIRED)/find_package(oxl 9.0 REQUIRED)/' "$here/proj/CMakeLists.txt" >"$tmp/proj/CMakeLists.txt"
 "$cmake" -S "$tmp/proj" -B "$tmp/b3" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/out" 2>&1

@@ -53,11 +53,22 @@ int main(int argc, char **argv) {
                                         "include/oxl/oxl_std_store.h", "share/man/man1/oxl.1",
                                         "share/bash-completion/completions/oxl", "share/zsh/site-functions/_oxl",
                                         "share/doc/oxl/README.md", "share/doc/oxl/testing.md",
-                                        "share/doc/oxl/test-binary.md"};
+                                        "share/doc/oxl/test-binary.md", "share/doc/oxl/timeline.png"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(path, sizeof path, "%s/p/%s", prefix, files[i]);
         tap_ok(cmd_exists(path), "installed %s", files[i]);
     }
+    /* every picture an installed guide shows is installed beside it */
+    st = cmd_run(&out,
+                 "cd '%s/p/share/doc/oxl' && n=0 && for f in *.md; do "
+                 "for img in $(grep -o '!\\[[^]]*\\]([^)]*)' \"$f\" | sed 's/.*](\\(.*\\))/\\1/'); do "
+                 "n=$((n + 1)); [ -f \"$img\" ] || echo \"$f shows $img, which is not installed\"; done; done; "
+                 "echo \"$n pictures\"",
+                 prefix);
+    if (!tap_ok(st == 0 && !strstr(out, "not installed") && strcmp(out, "0 pictures\n") != 0,
+                "every picture the installed guides show is installed"))
+        tap_diag("%s", out);
+    free(out);
     /* the installed man page renders, with every command's section */
     st = cmd_run(&out, "MANWIDTH=80 man -l '%s/p/share/man/man1/oxl.1' 2>&1 | cat", prefix);
     tap_is_int(st, 0, "man -l renders the installed oxl.1");

@@ -5,7 +5,8 @@
 # the help cannot drift: every option of the table is listed by
 # `oxl help CMD` and `oxl CMD --help` (the same text), is accepted by the
 # command's parser (never `unknown option`), and is in the man page; an
-# option outside the table is refused; -V is --version.
+# option outside the table is refused; -V is --version; the help block of
+# docs/testing.md is the help, so the docs cannot drift either.
 # usage: cli_help.sh <oxl> <oxl_docgen> <oxl.1>
 oxl=$1 docgen=$2 manpage=$3
 . "$(dirname "$0")/../lib.sh"
@@ -50,6 +51,24 @@ for cmd in $("$docgen" commands); do
         check_in "naming it and the command" "$tmp/out" grep -qF "unknown option '--no-such-option' for 'oxl $cmd'" "$tmp/out"
     fi
 done
+
+# docs/testing.md shows `oxl help test` under "## Options": the first
+# fenced block of that section must be the help as printed, byte for byte
+doc="$(dirname "$0")/../../docs/testing.md"
+awk '/^## Options$/ { s = 1; next } s && /^## / { exit } s && /^```$/ { if (in_block) exit; in_block = 1; next } in_block' \
+    "$doc" >"$tmp/doc-help"
+"$oxl" help test >"$tmp/help" 2>&1
+diff "$tmp/doc-help" "$tmp/help" >"$tmp/doc-diff" 2>&1
+check_in "docs/testing.md's Options block is oxl help test (regenerate it from the help)" "$tmp/doc-diff" \
+    test -s "$tmp/doc-help" -a ! -s "$tmp/doc-diff"
+# and its options table has a row for every option of the driver's table
+awk '/^## Options$/ { s = 1; next } s && /^## / { exit } s && /^\| `/' "$doc" >"$tmp/doc-rows"
+: >"$tmp/doc-missing"
+for o in $("$docgen" options test | sed 's/ =.*//'); do
+    grep -qF -- "\`$o" "$tmp/doc-rows" || echo "no row for $o" >>"$tmp/doc-missing"
+done
+check_in "docs/testing.md's options table has a row for every option of oxl test" "$tmp/doc-missing" \
+    test -s "$tmp/doc-rows" -a ! -s "$tmp/doc-missing"
 
 "$oxl" -V >"$tmp/v1" 2>&1; st=$?
 "$oxl" --version >"$tmp/v2" 2>&1

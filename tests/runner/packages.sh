@@ -4,7 +4,9 @@
 # A copy of tests/runner/tree (packages a, b/c failing at seed 7, lib
 # without tests, z after them) run as one run: one summary, path order,
 # each test named with its package in every format, fail fast across
-# packages, each package's own failures file, the worst exit status.
+# packages, each package's own failures file, the worst exit status, and a
+# package that is not tested (it does not compile, it is not there) in
+# every report: never a summary that says ok.
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
 case $oxl in /*) ;; *) oxl=$(pwd)/$oxl ;; esac
@@ -24,7 +26,7 @@ in_order() {
     done
 }
 
-tap_plan 27
+tap_plan 38
 
 fresh
 t tree/... -j 2
@@ -73,6 +75,37 @@ t tree/... --no-fail-fast
 check "a package that does not compile: the worst status, 3" test "$st" -eq 3
 check "named" has "package 'tree/broken' not tested (exit status 3)" "$tmp/err"
 check "and the others still run" has "ok   unit  tree/z: z passes" "$tmp/out"
+check "the report says the package was not tested" \
+    has "FAIL pkg   tree/broken (not tested: its test binary was not built, exit status 3)" "$tmp/out"
+check "and its summary is no pass" sh -c "grep -q '^test result: FAILED\. 3 passed, 1 failed, 0 not run, 1 package not tested; ' '$tmp/out'"
+t tree/a tree/broken --format tap
+check "tap: a failing point for the package not tested, in the plan" \
+    sh -c "head -3 '$tmp/out' | tr '\n' '|' | grep -qF 'TAP version 13|1..3|not ok 1 - tree/broken|' && grep -qF 'packages not tested 1' '$tmp/out'"
+if command -v prove >/dev/null 2>&1; then
+    prove -e cat "$tmp/out" >"$tmp/prove" 2>&1
+    check "prove fails the stream" sh -c "! grep -q 'Result: PASS' '$tmp/prove' && grep -q 'Result: FAIL' '$tmp/prove'"
+else
+    i=$((i + 1)); echo "ok $i # SKIP prove is not installed"
+fi
+t tree/a tree/broken --format json --junit "$tmp/nt.xml"
+check "json: the end event lists the package not tested" \
+    has '"exit_status":3,"not_tested":[{"package":"tree/broken","exit_status":3,"message":"not tested: its test binary was not built, exit status 3"}]}' "$tmp/out"
+check "JUnit: the package not tested is a suite in error" \
+    sh -c "grep -q '<testsuites name=\"oxl test\" tests=\"3\" failures=\"0\" errors=\"1\"' '$tmp/nt.xml' &&
+           grep -qF 'message=\"not tested: its test binary was not built, exit status 3\" type=\"not-tested\"' '$tmp/nt.xml'"
+t tree/a tree/broken --partition hash:1/1 --format json
+cp "$tmp/out" "$tmp/shard.json"
+t --merge "$tmp/shard.json"
+check "--merge refuses a shard whose package was not tested" \
+    sh -c "[ $st -eq 2 ] && grep -qF 'a package of this shard was not tested' '$tmp/err'"
+t tree/a nosuch
+check "a package that is not there: status 2" test "$st" -eq 2
+check "one package tested: 'from 1 package'" has "running 1 unit test and 1 sim test from 1 package with" "$tmp/out"
+check "the missing one said in the report, and its summary no pass" \
+    sh -c "grep -qF 'FAIL pkg   nosuch (not tested: not a package directory, or a usage error, exit status 2)' '$tmp/out' &&
+           grep -q '^test result: FAILED\. 2 passed, 0 failed, 0 not run, 1 package not tested; ' '$tmp/out'"
+t tree/a tree/z
+check "every package tested: ok, and no not-tested count" sh -c "[ $st -eq 0 ] && grep -q '^test result: ok\. 3 passed, 0 failed, 0 not run; ' '$tmp/out'"
 
 t tree/lib/...
 check "no package with tests: status 4" test "$st" -eq 4

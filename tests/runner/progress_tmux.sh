@@ -31,20 +31,30 @@ test sim "a sim test with a name long enough that fifty columns cannot hold it" 
   sleep(1ms)
   assert n > 0
 }
+
+test sim "分散システムの決定論的シミュレーションは同じシードで同じ実行を再現し失敗した種を最小の手順まで縮める" seeds 1..=300 {
+  var n = 0
+  for i in 0..200000 {
+    n = n + i % 7
+  }
+  sleep(1ms)
+  assert n > 0
+}
 OXL
 # build the test binary first, so the panes time the run alone
 "$oxl" test "$tmp/pkg" --list >"$tmp/out" 2>&1 || { echo "1..0 # SKIP the package does not build: $(head -3 "$tmp/out")"; exit 0; }
 tap_detail() { tap_file "$tmp/show"; }
 
-# pane WIDTH NAME TERM: runs oxl test in a WIDTH-column pane, once the
+# pane WIDTH NAME TERM [FILTER]: runs oxl test (-f FILTER, by default the
+# ASCII-named test) in a WIDTH-column pane, once the
 # pane's bytes are piped into $tmp/NAME.raw; every progress line drawn
 # (from those bytes, escapes removed) into $tmp/NAME.drawn, the last
 # screen into $tmp/NAME.final
 pane() {
-    w=$1 name=$2 term=$3
+    w=$1 name=$2 term=$3 filter=${4:-fifty columns}
     rm -f "$tmp/$name.done" "$tmp/$name.go"
     tmux -S "$sock" new-session -d -s "$name" -x "$w" -y 20 \
-        "while [ ! -f '$tmp/$name.go' ]; do sleep 0.05; done; TERM=$term '$oxl' test '$tmp/pkg' -j 1; echo \$? >'$tmp/$name.done'; sleep 60"
+        "while [ ! -f '$tmp/$name.go' ]; do sleep 0.05; done; TERM=$term '$oxl' test '$tmp/pkg' -j 1 -f '$filter'; echo \$? >'$tmp/$name.done'; sleep 60"
     tmux -S "$sock" pipe-pane -t "$name" -o "cat >'$tmp/$name.raw'"
     touch "$tmp/$name.go"
     k=0
@@ -57,8 +67,13 @@ pane() {
     tmux -S "$sock" kill-session -t "$name" >/dev/null 2>&1
     tr '\r' '\n' <"$tmp/$name.raw" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep 'done, ' | sort -u >"$tmp/$name.drawn"
 }
-# the widest line of a file, in characters
-widest() { awk '{ n = length($0); if (n > m) m = n } END { print m + 0 }' "$1"; }
+# the widest line of a file, in the columns a terminal draws (Python's
+# East Asian Width: W and F are two columns, combining marks none)
+widest() {
+    python3 -c 'import sys, unicodedata as u
+w = lambda c: 0 if u.combining(c) else 2 if u.east_asian_width(c) in "WF" else 1
+print(max([sum(map(w, l.rstrip("\n"))) for l in open(sys.argv[1], encoding="utf-8", errors="replace")] or [0]))' "$1"
+}
 
 if ! tmux -S "$sock" new-session -d -s probe -x 50 -y 5 "sleep 5" 2>"$tmp/show"; then
     echo "1..0 # SKIP tmux cannot start a server here: $(head -1 "$tmp/show")"
@@ -82,6 +97,16 @@ cp "$tmp/w50.drawn" "$tmp/show"
 check "50 columns: the long name is shortened (...)" grep -q '^sim[^:]*\.\.\.: [0-9]*/400 done' "$tmp/show"
 cp "$tmp/w120.drawn" "$tmp/show"
 check "120 columns: the whole name fits" grep -qF 'sim a sim test with a name long enough that fifty columns cannot hold it: ' "$tmp/show"
+
+# a name of CJK characters, two columns each: cut to the columns, not the
+# characters (counted as one each, it would run past the pane)
+for w in 50 120; do
+    pane "$w" "cjk$w" xterm "分散システム"
+    cp "$tmp/cjk$w.drawn" "$tmp/show"
+    check "$w columns, a CJK name: the progress line is drawn" test -s "$tmp/show"
+    check "$w columns, a CJK name: it fits in display columns (widest $(widest "$tmp/show"))" test "$(widest "$tmp/show")" -lt "$w"
+done
+check "120 columns, a CJK name: as much of it as fits, then ..." grep -q '^sim 分散システムの決定論的.*\.\.\.: [0-9]*/300 done' "$tmp/show"
 
 pane 120 dumb dumb
 cp "$tmp/dumb.final" "$tmp/show"

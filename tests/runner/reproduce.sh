@@ -5,7 +5,8 @@
 # finds; a package path with a space and non-ASCII letters is quoted; each
 # line pasted into `sh -c` reproduces the seed. `oxl test --list` shows each
 # test's index, which runs it in a kept binary (OXL_TEST_RUN), and
-# `--gdb --exact NAME --seed N -- -batch -ex run` runs that seed under gdb.
+# `--gdb --exact NAME --seed N -- -batch -ex run` runs that seed under gdb
+# with the run's policy, stopping at its panic.
 # usage: reproduce.sh <oxl>
 oxl=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,19 +61,35 @@ check "OXL_TEST_RUN=<that index> runs it in the kept binary (seed 17 fails: 101)
 check "(seed 16 passes)" test "$st" -eq 0
 
 # --gdb (LeakSanitizer cannot run under ptrace: off for the debugged
-# binary of a sanitizer build)
+# binary of a sanitizer build): the seed's environment, a breakpoint on the
+# panic entry, and the run's policy
 if command -v gdb >/dev/null 2>&1; then
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
     export ASAN_OPTIONS
-    (cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17' --seed 17 -- -batch -ex run) >"$tmp/out" 2>&1
-    st=$?
-    check "--gdb runs the seed under gdb: its panic" grep -qF 'panic: assertion failed: sim.seed() != 17' "$tmp/out"
+    (cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17' --seed 17 -- -batch -ex run -ex bt) >"$tmp/out" 2>&1
+    check "--gdb: run stops at the panic, in oxl_panic_at" grep -q '^Breakpoint 1, oxl_panic_at ' "$tmp/out"
+    check "and bt shows the OxL line of the failing assert" grep -qE '^#[0-9]+ .* at tests\.oxl:15$' "$tmp/out"
+    check "before the run ended (no report yet)" sh -c "! grep -q 'oxl-sim: seed=' '$tmp/out'"
+    (cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17' --seed 17 -- -batch -ex run -ex continue) >"$tmp/out" 2>&1
+    check "continued, the seed's panic is reported" grep -qF 'panic: assertion failed: sim.seed() != 17' "$tmp/out"
     check "with OXL_TEST_SEED and OXL_SIM_REPORT set" grep -qF 'oxl-sim: seed=17 trace=' "$tmp/out"
     check "gdb saw it exit with 101" grep -qF 'exited with code 0145]' "$tmp/out"
     (cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17' --seed 16 -- -batch -ex run) >"$tmp/out" 2>&1
     check "a passing seed exits normally under gdb" grep -qF 'exited normally]' "$tmp/out"
+    # a failure only the pct policy finds: --gdb runs the seed with it
+    mkdir "$tmp/pct" && cp "$here/../../conformance/§18.4/sim-policy-pct-finds-a-depth-2-bug/case.oxl" "$tmp/pct/"
+    pct_name='a reader never sees a half-done write'
+    (cd "$tmp" && "$oxl" test pct --exact "$pct_name" --seed 1 --policy pct --pct-depth 2) >"$tmp/out" 2>&1
+    check "(seed 1 fails with --policy pct --pct-depth 2)" grep -qF 'seed 1 failed' "$tmp/out"
+    (cd "$tmp" && "$oxl" test pct --exact "$pct_name" --seed 1) >"$tmp/out" 2>&1
+    check "(and passes with the default policy)" grep -qF 'test result: ok.' "$tmp/out"
+    (cd "$tmp" && "$oxl" test pct --gdb --exact "$pct_name" --seed 1 --policy pct --pct-depth 2 -- -batch -ex run -ex continue) >"$tmp/out" 2>&1
+    check "--gdb with --policy pct --pct-depth 2: the seed fails under gdb too" \
+        sh -c "grep -qF 'the reader saw the write half done' '$tmp/out' && grep -qF 'exited with code 0145]' '$tmp/out'"
+    (cd "$tmp" && OXL_SIM_POLICY=fifo "$oxl" test pct --gdb --exact "$pct_name" --seed 1 --policy pct --pct-depth 2 -- -batch -ex run -ex continue) >"$tmp/out" 2>&1
+    check "--policy wins over OXL_SIM_POLICY under --gdb too" grep -qF 'exited with code 0145]' "$tmp/out"
 else
-    for k in 1 2 3 4; do i=$((i + 1)); echo "ok $i # SKIP gdb is not installed"; done
+    for k in 1 2 3 4 5 6 7 8 9 10 11; do i=$((i + 1)); echo "ok $i # SKIP gdb is not installed"; done
 fi
 (cd "$tmp" && "$oxl" test pkg --gdb --exact 'fails at seed 17') >"$tmp/out" 2>&1; st=$?
 check "--gdb on a sim test without --seed: status 2" test "$st" -eq 2

@@ -767,6 +767,47 @@ static void sha_hex(const char *text, char out[65]) {
     for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
+/* The progress line in display columns: a CJK character takes two, a
+ * combining mark none, so a name in those scripts is cut to fit the
+ * terminal's width, never past it. */
+static void test_progress_columns(void) {
+    static const char cjk[] = "\xe6\xb8\xac"; /* U+6E2C, two columns */
+    tr_buf what = {0}, want = {0};
+    tr_buf_puts(&what, "sim ");
+    for (int i = 0; i < 60; i++) tr_buf_puts(&what, cjk);
+    /* 120 columns: 119 for the line; the counts take 21, "..." 3: 4 + 45 * 2 of the name */
+    tr_buf_puts(&want, "sim ");
+    for (int i = 0; i < 45; i++) tr_buf_puts(&want, cjk);
+    tr_buf_puts(&want, "...: 1/10 done, 0 failed");
+    tr_buf got = {0};
+    tr_progress_text(&got, 120, what.s, 1, 10, 0, 0);
+    tap_is_str(got.s, want.s, "120 columns: a CJK name is cut at 118 display columns (45 of its 60 characters)");
+    tap_is_int((int)tr_display_cols(got.s), 118, "which tr_display_cols counts too");
+    tr_buf_free(&got);
+    tr_buf_free(&want);
+    tr_buf_puts(&want, "sim ");
+    for (int i = 0; i < 10; i++) tr_buf_puts(&want, cjk);
+    tr_buf_puts(&want, "...: 1/10 done, 0 failed");
+    tr_progress_text(&got, 50, what.s, 1, 10, 0, 0);
+    tap_is_str(got.s, want.s, "50 columns: 10 of its characters, 48 columns");
+    tr_buf_free(&got);
+    tr_buf_free(&want);
+    tr_buf_free(&what);
+    /* a combining accent takes no column: 30 of "e\u0301" are 30 columns and fit */
+    tr_buf_puts(&what, "sim ");
+    for (int i = 0; i < 30; i++) tr_buf_puts(&what, "e\xcc\x81");
+    tr_progress_text(&got, 60, what.s, 1, 10, 0, 0);
+    tr_buf_puts(&want, what.s);
+    tr_buf_puts(&want, ": 1/10 done, 0 failed");
+    tap_is_str(got.s, want.s, "combining marks take no column: 55 columns fit in 60");
+    tr_buf_free(&got);
+    tr_buf_free(&want);
+    tr_buf_free(&what);
+    size_t used = 0;
+    tap_is_int((int)tr_display_cols_prefix("a\xff\xe6\xb8", 10, &used), 4, "bytes of no whole sequence: a column each");
+    tap_is_int((int)used, 4, "(4 columns)");
+}
+
 static void test_escapes_and_hashes(void) {
     char h[65];
     sha_hex("abc", h);
@@ -975,6 +1016,7 @@ static void test_trace_diff(void) {
 int main(void) {
     harness_init("runner-test");
     test_escapes_and_hashes();
+    test_progress_columns();
     test_default_run();
     test_process_env();
     test_fork_server();

@@ -17,7 +17,7 @@ tap_scratch shards
 mkdir "$tmp/bin" && ln -s "$oxl" "$tmp/bin/oxl"
 PATH="$tmp/bin:$PATH"
 export PATH
-tap_detail() { tap_file "$tmp/diff" 30; tap_file "$tmp/err" 20 err; }
+tap_detail() { tap_file "$tmp/diff" 30; tap_file "$tmp/err" 20 err; tap_file "$tmp/un.err" 20 "unsharded err"; }
 has() { grep -qF -- "$1" "$2"; }
 
 # The text of the fenced block after the line starting with $1.
@@ -55,18 +55,18 @@ fresh() {
 # the unsharded run, in every format, from a fresh copy (no failures file)
 unsharded() {
     fresh
-    (cd "$tmp/work" && oxl test examples/bank >"$tmp/un.human" 2>/dev/null; echo $? >"$tmp/un.status")
+    (cd "$tmp/work" && oxl test examples/bank >"$tmp/un.human" 2>"$tmp/un.err"; echo $? >"$tmp/un.status")
     fresh
-    (cd "$tmp/work" && oxl test examples/bank --format json --junit "$tmp/un.xml" >"$tmp/un.json" 2>/dev/null)
+    (cd "$tmp/work" && oxl test examples/bank --format json --junit "$tmp/un.xml" >"$tmp/un.json" 2>>"$tmp/un.err")
     fresh
-    (cd "$tmp/work" && oxl test examples/bank --format tap >"$tmp/un.tap" 2>/dev/null)
+    (cd "$tmp/work" && oxl test examples/bank --format tap >"$tmp/un.tap" 2>>"$tmp/un.err")
 }
 
 # merged: in every format from the shard reports in $tmp/work matching $1
 merged() {
     (cd "$tmp/work" && eval "oxl test --merge $1" >"$tmp/m.human" 2>"$tmp/err"; echo $? >"$tmp/m.status")
     (cd "$tmp/work" && eval "oxl test --merge $1 --format json --junit '$tmp/m.xml'" >"$tmp/m.json" 2>>"$tmp/err")
-    (cd "$tmp/work" && eval "oxl test --merge $1 --format tap" >"$tmp/m.tap" 2>/dev/null)
+    (cd "$tmp/work" && eval "oxl test --merge $1 --format tap" >"$tmp/m.tap" 2>>"$tmp/err")
 }
 
 compare() { # label
@@ -85,9 +85,13 @@ compare() { # label
         has "reproduce: oxl test examples/bank --exact 'fails at 9, 11 and 26' --seed 9" "$tmp/m.human"
     check "$1: the test after it not run (fail fast), as unsharded" \
         has "skip sim   after the failing one (not run: an earlier test failed)" "$tmp/m.human"
+    # what the reports were stripped of above: the docs say so
+    check "$1: the unsharded run has a trace diff, the merge none, as Merging shards says" \
+        sh -c "grep -q '^trace diff: seed 9 ' '$tmp/un.human' && ! grep -q 'trace diff' '$tmp/m.human' &&
+               grep -q '\"trace_diff\":null' '$tmp/m.json' && grep -qF 'A merged report has **no trace diff**' '$doc'"
 }
 
-echo "1..34"
+echo "1..37"
 
 # ---- the GitHub Actions matrix ----
 gh=$(block "A GitHub Actions matrix")
@@ -137,7 +141,11 @@ check "a missing shard: usage error, named" sh -c "[ $st -eq 2 ] && grep -qF 'sh
 t "$r/shard-0.json" "$r/shard-1.json" "$r/shard-2.json" "$r/shard-3.json" "$r/shard-1.json"
 check "overlapping shards: usage error, named" sh -c "[ $st -eq 2 ] && grep -qF 'are both shard 2 of 4: overlapping shards' '$tmp/err'"
 mkdir -p "$tmp/work/other" && cp "$here/shardpkg/tests.oxl" "$tmp/work/other/" && echo '// another binary' >>"$tmp/work/other/tests.oxl"
-(cd "$tmp/work" && JOB_COMPLETION_INDEX=3 oxl test other --partition hash:auto/4 --format json >"$tmp/other.json" 2>/dev/null)
+(cd "$tmp/work" && JOB_COMPLETION_INDEX=3 oxl test other --partition hash:auto/4 --format json >"$tmp/other.json" 2>"$tmp/other.err"); ost=$?
+tap_detail() { tap_file "$tmp/other.err" 30 "other's err"; tap_file "$tmp/other.json" 10 "other.json"; }
+check "the other package's shard ran (status $ost: 0 or 1) and wrote its report" \
+    sh -c "[ $ost -le 1 ] && grep -q '\"event\":\"end\"' '$tmp/other.json'"
+tap_detail() { tap_file "$tmp/diff" 30; tap_file "$tmp/err" 20 err; tap_file "$tmp/un.err" 20 "unsharded err"; }
 t "$r/shard-0.json" "$r/shard-1.json" "$r/shard-2.json" "$tmp/other.json"
 check "a report of another package and binary: usage error, named" \
     sh -c "[ $st -eq 2 ] && grep -qF 'is a report of other packages or another test binary than' '$tmp/err'"
@@ -159,6 +167,8 @@ check "hash:auto without JOB_COMPLETION_INDEX: usage error, named" sh -c "[ $st 
 check "an index not below the shards: usage error, named" sh -c "[ $st -eq 2 ] && grep -qF 'JOB_COMPLETION_INDEX=4 is not below the 4 shards' '$tmp/err'"
 (cd "$tmp/work" && OXL_TEST_TOTAL_SHARDS=4 oxl test examples/bank >"$tmp/out" 2>"$tmp/err"); st=$?
 check "OXL_TEST_TOTAL_SHARDS without an index: usage error, named" sh -c "[ $st -eq 2 ] && grep -qF 'JOB_COMPLETION_INDEX is not' '$tmp/err'"
-(cd "$tmp/work" && JOB_COMPLETION_INDEX=1 OXL_TEST_TOTAL_SHARDS=4 oxl test examples/bank --format json >"$tmp/env.json" 2>/dev/null)
-check "OXL_TEST_TOTAL_SHARDS: the same shard as hash:auto/4" sh -c "diff '$(strip_json "$r/shard-1.json" >"$tmp/a"; echo "$tmp/a")' '$(strip_json "$tmp/env.json" >"$tmp/b"; echo "$tmp/b")' >/dev/null"
+(cd "$tmp/work" && JOB_COMPLETION_INDEX=1 OXL_TEST_TOTAL_SHARDS=4 oxl test examples/bank --format json >"$tmp/env.json" 2>"$tmp/env.err")
+strip_json "$r/shard-1.json" >"$tmp/a"; strip_json "$tmp/env.json" >"$tmp/b"
+tap_detail() { tap_file "$tmp/diff" 30 diff; tap_file "$tmp/env.err" 30 "its err"; }
+check "OXL_TEST_TOTAL_SHARDS: the same shard as hash:auto/4" sh -c "diff '$tmp/a' '$tmp/b' >'$tmp/diff'"
 [ "$failed" -eq 0 ]

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,9 +292,42 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t
     return status;
 }
 
+/* SIGTERM, which the runner sends a process past its -t limit before it
+ * kills it (docs/test-binary.md): what the test printed and stdout still
+ * buffers is written before the process ends, so its report shows it.
+ * fflush is not async-signal-safe: a print the signal interrupts may show
+ * in part; the process ends here either way, and glibc's stream lock is
+ * recursive, so the flush cannot wait on the interrupted print. */
+static void on_term(int sig) {
+    oxl_rt_flush();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* How the process's output goes out: OXL_TEST_STREAM=1 (the runner's
+ * --no-capture and --gdb) makes stdout line-buffered, so each printed
+ * line reaches the runner as it is printed; without it stdout stays fully
+ * buffered (oxl_rt_init), one write for many lines. False (said) for
+ * another value. */
+static bool output_from_env(void) {
+    const char *stream = getenv("OXL_TEST_STREAM");
+    if (stream && *stream && strcmp(stream, "0") != 0 && strcmp(stream, "1") != 0) {
+        fprintf(stderr, "error: OXL_TEST_STREAM='%s' must be 1 (stdout line-buffered) or 0\n", stream);
+        return false;
+    }
+    if (stream && strcmp(stream, "1") == 0) setvbuf(stdout, NULL, _IOLBF, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    return true;
+}
+
 /* One test as the environment names it: the exec'd path and, in each
  * forked child, the serve mode. */
 static int run_from_env(const oxl_test_case *tests, int64_t ntests) {
+    if (!output_from_env()) return 2;
     const char *run = getenv("OXL_TEST_RUN");
     uint64_t index;
     if (!run) {
