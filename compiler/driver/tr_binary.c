@@ -277,7 +277,7 @@ static long long list_handshake(const char *err_path) {
     return n;
 }
 
-static void free_tests(tr_runner *r) {
+void tr_free_tests(tr_runner *r) {
     for (size_t i = 0; i < r->ntests; i++) {
         free(r->tests[i].name);
         free(r->tests[i].shown);
@@ -366,7 +366,7 @@ static int list_once(tr_runner *r, char *why_buf, size_t why_cap, char **show) {
             free(t.name);
             snprintf(why_buf, why_cap, "--list output is malformed at line %d: %s", line, why);
             free(text);
-            free_tests(r);
+            tr_free_tests(r);
             return TR_EXIT_BUILD;
         }
         t.index = (int)idx;
@@ -394,7 +394,7 @@ static int list_once(tr_runner *r, char *why_buf, size_t why_cap, char **show) {
         else
             snprintf(why_buf, why_cap, "--list printed %zu test lines where its 'oxl-list:' line says %lld (cut short?)",
                      r->ntests, said);
-        free_tests(r);
+        tr_free_tests(r);
         return TR_EXIT_BUILD;
     }
     return TR_GO_ON;

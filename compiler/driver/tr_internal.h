@@ -514,6 +514,8 @@ bool tr_plan_junit(tr_runner *r);
 int tr_prepare_package(tr_runner *r);
 int tr_list_tests(tr_runner *r);
 void tr_free_runner(tr_runner *r);
+/* The test table read from a binary's --list (tr_binary.c), emptied. */
+void tr_free_tests(tr_runner *r);
 
 /* tr_packages.c: `oxl test DIR...` and `DIR/...`: every package's runner
  * prepared, then run in path order as one run with one report. */

@@ -110,13 +110,7 @@ static int list_tests(tr_runner *r) {
 }
 
 void tr_free_runner(tr_runner *r) {
-    for (size_t i = 0; i < r->ntests; i++) {
-        free(r->tests[i].name);
-        free(r->tests[i].shown);
-        free(r->tests[i].loc);
-        free(r->tests[i].layout);
-    }
-    free(r->tests);
+    tr_free_tests(r);
     for (size_t i = 0; r->outs && i < r->nsel; i++) {
         tr_free_item(&r->outs[i].fail);
         tr_free_item(&r->outs[i].rerun);

@@ -4,6 +4,7 @@
  * OXL_SIM_PCT_DEPTH, and the run's temporary directory. */
 #include "cli.h"
 #include "tr_internal.h"
+#include "oxl_sched.h" /* oxl_time_limit_seconds */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -368,28 +369,6 @@ static int setup_policy(tr_runner *r) {
     return TR_GO_ON;
 }
 
-/* Whether s is a plain decimal number: digits with an optional fraction
- * and exponent (`10`, `2.5`, `.5`, `1e3`). strtod alone would take a
- * sign, blanks before it, hex (`0x10`), `inf` and `nan` as well. The same
- * rule as the test binary's (oxl_sched_options_default,
- * runtime/src/sched/sched.c). */
-static bool plain_decimal(const char *s) {
-    size_t digits = 0;
-    while (*s >= '0' && *s <= '9') s++, digits++;
-    if (*s == '.') {
-        s++;
-        while (*s >= '0' && *s <= '9') s++, digits++;
-    }
-    if (!digits) return false;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        if (*s == '+' || *s == '-') s++;
-        if (!(*s >= '0' && *s <= '9')) return false;
-        while (*s >= '0' && *s <= '9') s++;
-    }
-    return *s == '\0';
-}
-
 /* The run's settings from the environment that are not a flag's. */
 int tr_setup_env(tr_runner *r) {
     int s = setup_policy(r);
@@ -421,10 +400,8 @@ int tr_setup_env(tr_runner *r) {
     }
     const char *limit = getenv("OXL_SIM_TIME_LIMIT");
     if (limit) {
-        char *end = NULL;
-        errno = 0;
-        double secs = strtod(limit, &end);
-        if (!plain_decimal(limit) || *end || errno || !(secs > 0) || secs > 9.2e9) {
+        double secs;
+        if (!oxl_time_limit_seconds(limit, &secs)) {
             fprintf(stderr, "oxl test: OXL_SIM_TIME_LIMIT='%s' is not a positive number of seconds\n", limit);
             return TR_EXIT_USAGE;
         }

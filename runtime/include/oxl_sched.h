@@ -17,6 +17,9 @@
 
 #include "oxl_sim.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -104,6 +107,33 @@ typedef struct oxl_sched_result {
     char *tail;               /* malloc'd trace tail of a failed run (tail_events), lines
                                  indented by two spaces; NULL otherwise */
 } oxl_sched_result;
+
+/* The text of OXL_SIM_TIME_LIMIT as seconds: a plain decimal number
+ * (`10`, `2.5`, `.5`, `1e3`) above 0 and at most 9.2e9. strtod alone would
+ * take a sign, blanks, hex (`0x10`), `inf` and `nan` as well. One rule for
+ * the test binary and for oxl test, which checks the variable first. */
+static inline bool oxl_time_limit_seconds(const char *text, double *secs) {
+    const char *s = text;
+    size_t digits = 0;
+    while (*s >= '0' && *s <= '9') s++, digits++;
+    if (*s == '.') {
+        s++;
+        while (*s >= '0' && *s <= '9') s++, digits++;
+    }
+    if (!digits) return false;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (!(*s >= '0' && *s <= '9')) return false;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    if (*s != '\0') return false;
+    errno = 0;
+    double v = strtod(text, NULL);
+    if (errno || !(v > 0) || v > 9.2e9) return false;
+    *secs = v;
+    return true;
+}
 
 /* Defaults; OXL_SIM_TIME_LIMIT (seconds) overrides the time limit. Returns
  * false (and says why on stderr) when that variable is malformed. */

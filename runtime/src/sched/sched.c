@@ -916,27 +916,6 @@ void sched_mapping_counts(char *buf, size_t cap) {
 
 /* ---- the run ---- */
 
-/* Whether s is a plain decimal number: digits with an optional fraction
- * and exponent (`10`, `2.5`, `.5`, `1e3`). strtod alone would take a
- * sign, blanks before it, hex (`0x10`), `inf` and `nan` as well. The same
- * rule as oxl test's check of the variable (compiler/driver/tr_opts.c). */
-static bool plain_decimal(const char *s) {
-    size_t digits = 0;
-    while (*s >= '0' && *s <= '9') s++, digits++;
-    if (*s == '.') {
-        s++;
-        while (*s >= '0' && *s <= '9') s++, digits++;
-    }
-    if (!digits) return false;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        if (*s == '+' || *s == '-') s++;
-        if (!(*s >= '0' && *s <= '9')) return false;
-        while (*s >= '0' && *s <= '9') s++;
-    }
-    return *s == '\0';
-}
-
 bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed) {
     memset(opt, 0, sizeof *opt);
     opt->seed = seed;
@@ -961,10 +940,8 @@ bool oxl_sched_options_default(oxl_sched_options *opt, uint64_t seed) {
     }
     const char *env = getenv("OXL_SIM_TIME_LIMIT");
     if (env) {
-        char *end = NULL;
-        errno = 0;
-        double secs = strtod(env, &end);
-        if (!plain_decimal(env) || *end || errno || !(secs > 0) || secs > 9.2e9) {
+        double secs;
+        if (!oxl_time_limit_seconds(env, &secs)) {
             fprintf(stderr, "error: OXL_SIM_TIME_LIMIT='%s' is not a positive number of seconds\n", env);
             return false;
         }
