@@ -137,8 +137,8 @@ sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig
             diag_report(c->d, DIAG_ERROR, sema_end_span(call->span), "missing argument '%s' in call to %s",
                         sig->params[k].name ? sig->params[k].name : "_", sig->what);
         /* a default is generated at each call that leaves it out */
-        const sema_const *d = given[k] ? NULL : sema_const_of(c, sig->params[k].dflt);
-        if (d && d->kind == CV_STRING && !sema_charge_const_work(c, call, d->slen))
+        uint64_t bytes = given[k] || !sig->params[k].dflt ? 0 : sema_const_string_bytes(c, sig->params[k].dflt);
+        if (bytes && !sema_charge_const_work(c, call, bytes))
             return c->t_error;
     }
     return sig->result;

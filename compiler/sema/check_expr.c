@@ -149,7 +149,7 @@ sema_type *sema_value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s) {
             return c->t_error;
         if (s->cval) {
             /* a use in code is emitted; one in a constant is folded (and that is charged) */
-            if (c->fn && s->cval->kind == CV_STRING && !sema_charge_const_work(c, e, s->cval->slen))
+            if (sema_emits_uses(c) && s->cval->kind == CV_STRING && !sema_charge_const_work(c, e, s->cval->slen))
                 return c->t_error;
             sema_set_const(c, e, s->cval);
         }
@@ -559,11 +559,31 @@ static sema_type *unify(sema_ctx *c, sema_type *acc, ast_node *el, bool *has_non
 /* Charges an element of a constant list or map that is a String
  * constant's name: outside a function (`const L = [S, S]`) code generation
  * still emits it, in the constant's own function, where a use in code was
- * charged where it is (sema_value_of_sym). */
+ * charged where it is (sema_value_of_sym) and a default's copies where
+ * they are made (sema_const_string_bytes). */
 static bool charge_const_element(sema_ctx *c, const ast_node *x) {
     const sema_const *k = sema_const_of(c, x);
     const sema_sym *s = x->sym;
-    return c->fn || !s || s->kind != SYM_CONST || k->kind != CV_STRING || sema_charge_const_work(c, x, k->slen);
+    return sema_emits_uses(c) || c->in_default || !s || s->kind != SYM_CONST || k->kind != CV_STRING || sema_charge_const_work(c, x, k->slen);
+}
+
+uint64_t sema_const_string_bytes(const sema_ctx *c, const ast_node *e) {
+    const sema_const *k = sema_const_of(c, e);
+    if (!k)
+        return 0;
+    if (k->kind == CV_STRING)
+        return k->slen;
+    /* a named list or map constant is built by a function of its own,
+     * emitted once; a literal is emitted again with its elements */
+    if (e->kind != AST_LIST_LIT && e->kind != AST_MAP_LIT)
+        return 0;
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < e->list.len; i++) {
+        const ast_node *x = e->list.items[i];
+        n += e->kind == AST_MAP_LIT ? sema_const_string_bytes(c, x->a) + sema_const_string_bytes(c, x->b)
+                                    : sema_const_string_bytes(c, x);
+    }
+    return n;
 }
 
 /* A list or map literal of constants is a constant (`const WORKERS =
@@ -724,9 +744,21 @@ static sema_type *check_struct_lit(sema_ctx *c, ast_node *e) {
         snprintf(what, sizeof what, "field '%s' of %s", fname, t->name);
         a->type = sema_check_value(c, a->a, t->fields[k].type, what);
     }
-    for (uint32_t k = 0; k < t->nfields; k++)
-        if (!given[k] && !(t->fields[k].decl && t->fields[k].decl->b))
+    for (uint32_t k = 0; k < t->nfields; k++) {
+        if (given[k])
+            continue;
+        const ast_node *d = t->fields[k].decl ? t->fields[k].decl->b : NULL;
+        if (!d) {
             diag_report(c->d, DIAG_ERROR, e->a->span, "missing field '%s' in %s literal", t->fields[k].name, t->name);
+            continue;
+        }
+        /* the default is generated at each literal that leaves it out */
+        if (t->sym)
+            sema_check_field_defaults(c, t->sym);
+        uint64_t n = sema_const_string_bytes(c, d);
+        if (n && !sema_charge_const_work(c, e, n))
+            return c->t_error;
+    }
     return t;
 }
 

@@ -18,14 +18,17 @@ typedef struct saved {
     sema_pkg *pkg;
     sema_fnctx *fn;
     sema_sym *service;
+    bool in_state_init, in_default;
 } saved;
 
 static saved save_enter(sema_ctx *c, sema_sym *s) {
-    saved v = {c->scope, c->pkg, c->fn, c->service};
+    saved v = {c->scope, c->pkg, c->fn, c->service, c->in_state_init, c->in_default};
     c->scope = s->scope;
     c->pkg = s->pkg;
     c->fn = NULL;
     c->service = NULL;
+    c->in_state_init = false;
+    c->in_default = false;
     return v;
 }
 
@@ -34,6 +37,8 @@ static void restore(sema_ctx *c, saved v) {
     c->pkg = v.pkg;
     c->fn = v.fn;
     c->service = v.service;
+    c->in_state_init = v.in_state_init;
+    c->in_default = v.in_default;
 }
 
 /* ---- types written in the source ---- */
@@ -267,7 +272,9 @@ static void resolve_fn(sema_ctx *c, sema_sym *s) {
         ast_node *p = d->list.items[i];
         if (!p->b)
             continue;
+        c->in_default = true;
         sema_check_value(c, p->b, sig->params[i].type, "default value");
+        c->in_default = false;
         if (!default_ok(c, p->b))
             diag_report(c->d, DIAG_ERROR, p->b->span,
                         "a default value must be a constant expression (literals, constants and operators, or a list or map of them)");
@@ -582,22 +589,27 @@ static void check_fn_body(sema_ctx *c, sema_sym *s) {
     c->scope = saved_scope;
 }
 
-static void check_field_defaults(sema_ctx *c, sema_sym *s) {
+/* Checked from a struct literal too (lazily, in a constant's context: a
+ * default is made afresh at each literal that leaves it out, which is
+ * charged there). */
+void sema_check_field_defaults(sema_ctx *c, sema_sym *s) {
     sema_type *t = s->type;
-    if (!t || t->kind != TY_STRUCT)
+    if (!t || t->kind != TY_STRUCT || t->defaults_checked)
         return;
-    sema_scope *saved_scope = c->scope;
-    c->scope = s->scope;
+    t->defaults_checked = true;
+    saved v = save_enter(c, s);
     for (uint32_t i = 0; i < t->nfields; i++) {
         ast_node *f = t->fields[i].decl;
         if (!f->b)
             continue;
+        c->in_default = true;
         sema_check_value(c, f->b, t->fields[i].type, "default value");
+        c->in_default = false;
         if (!default_ok(c, f->b))
             diag_report(c->d, DIAG_ERROR, f->b->span,
                         "a default value must be a constant expression (literals, constants and operators, or a list or map of them)");
     }
-    c->scope = saved_scope;
+    restore(c, v);
 }
 
 static void check_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
@@ -611,7 +623,9 @@ static void check_service(sema_ctx *c, ast_node *it, sema_sym *svc) {
                 /* per-node initial values see package items, not the service */
                 sema_scope *saved_scope = c->scope;
                 c->scope = svc->scope;
+                c->in_state_init = true;
                 sema_check_value(c, m->b, st->type, "state initial value");
+                c->in_state_init = false;
                 c->scope = saved_scope;
             } else {
                 diag_report(c->d, DIAG_ERROR, name_at(m), "state '%s' needs an initial value", m->name);
@@ -653,7 +667,7 @@ static void check_items(sema_ctx *c, base_vec *items, sema_pkg_tests *tests_seen
         case AST_TYPE_DECL:
             if (s) {
                 sema_resolve_sym(c, s);
-                check_field_defaults(c, s);
+                sema_check_field_defaults(c, s);
                 it->type = s->type;
             }
             break;

@@ -90,6 +90,7 @@ struct sema_type {
     sema_sym *sym;
     sema_field *fields;
     uint32_t nfields;
+    bool defaults_checked;
 };
 
 /* ---- constant values (folded at compile time) ---- */

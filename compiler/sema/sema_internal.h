@@ -43,6 +43,8 @@ typedef struct sema_ctx {
     sema_scope *scope;      /* current scope */
     sema_pkg *pkg;          /* package being checked */
     sema_fnctx *fn;         /* NULL outside bodies (consts, defaults) */
+    bool in_state_init;     /* a state's initial value: emitted once, in the service's init function */
+    bool in_default;        /* a default: copied to each use that leaves it out, and charged there */
     sema_sym *service;      /* service whose members are being checked */
     base_vec pkg_stack;     /* packages being loaded, for cycle errors */
     unsigned depth;
@@ -149,6 +151,16 @@ sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed);
 /* Charges n bytes of compile-time string work done for e against the
  * program's budget; false (reported once) past it. */
 bool sema_charge_const_work(sema_ctx *c, const ast_node *e, uint64_t n);
+/* Whether a name used here is emitted where it is (a body or a state's
+ * initial value) rather than folded (a constant) or copied to each use (a
+ * default, charged there by sema_const_string_bytes). */
+static inline bool sema_emits_uses(const sema_ctx *c) { return c->fn || c->in_state_init; }
+/* Bytes of String constants that code generation emits for one more copy
+ * of the checked constant expression e (a default left out at a use). */
+uint64_t sema_const_string_bytes(const sema_ctx *c, const ast_node *e);
+/* Checks a struct's field defaults once, before a literal that leaves
+ * one out is charged for it. */
+void sema_check_field_defaults(sema_ctx *c, sema_sym *s);
 sema_type *sema_check_expr(sema_ctx *c, ast_node *e, sema_type *expected);
 /* A name's value: its type (and e->sym), or an error for what is not a value. */
 sema_type *sema_value_of_sym(sema_ctx *c, ast_node *e, sema_sym *s);

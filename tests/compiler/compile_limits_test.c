@@ -2,7 +2,8 @@
  * run through `oxl check`, `oxl build` and `oxl test`: more top-level items
  * than the parser's first stack (257, and 100,000), constants folded past
  * their size limit (42 doublings of a string, a constant used too often, in
- * code or as the elements of a list or map constant, a 17 MiB literal), a union whose 65 members are one type, a NUL in a test
+ * code, as the elements of a list or map constant, as a state's initial
+ * value or a default made at each use, a 17 MiB literal), a union whose 65 members are one type, a NUL in a test
  * name, 20,000 tests and 80,000 roles, one function too big for -O2 and one whose frame
  * outgrows a task's stack, and a package named relatively and absolutely
  * through one cache.
@@ -187,6 +188,57 @@ static void constants(void) {
                "%s: build refuses it with the same error (%d: %.200s)", what, st, out);
         free(out);
     }
+    /* a String constant copied where it is not a use in code: a state's
+     * initial value (emitted in the service's init function), a field
+     * default and a parameter default that is a list literal (each made
+     * again at every literal or call that leaves it out; the struct is
+     * declared after the literals, so its defaults are checked first
+     * there); each was a silent `oxl check` and a build that ran out of
+     * memory */
+    static const struct {
+        const char *file, *before, *each, *after, *where;
+    } copies[] = {
+        {"statecopies.oxl", "service Big {\n", "  state s%d: String = S22\n",
+         "  rpc n() -> Int {\n    return s0.len()\n  }\n}\nfn main() {\n  print(\"x\")\n}\n", "statecopies.oxl:"},
+        {"fieldcopies.oxl", "type Big {\n  s: String = S22\n}\nfn main() {\n  let bs = [", "Big {}, ",
+         "Big {}]\n  print(\"{bs.len()}\")\n}\n", "fieldcopies.oxl:"},
+        {"paramcopies.oxl", "fn f(x: [String] = [S22, S22]) -> Int {\n  return x.len()\n}\nfn main() {\n  var n = 0\n",
+         "  n += f()\n", "  print(\"{n}\")\n}\n", "paramcopies.oxl:"},
+    };
+    for (size_t a = 0; a < sizeof copies / sizeof copies[0]; a++) {
+        for (int uses = 3; uses <= 200; uses += 197) {
+            f = create(copies[a].file);
+            fputs("const S0 = \"ab\"\n", f);
+            for (int i = 0; i < 22; i++) fprintf(f, "const S%d = S%d + S%d\n", i + 1, i, i);
+            fputs(copies[a].before, f);
+            for (int i = 0; i < uses; i++) fprintf(f, copies[a].each, i);
+            fputs(copies[a].after, f);
+            finish(f);
+            st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' check %s", tmp, oxl, copies[a].file);
+            if (uses == 3) {
+                tap_ok(st == 0 && !*out, "%s with 3 copies of an 8 MiB constant: check passes (%d: %.200s)",
+                       copies[a].file, st, out);
+            } else {
+                char what[96];
+                snprintf(what, sizeof what, "%s with 200 copies of an 8 MiB constant", copies[a].file);
+                one_error(what, st, out, copies[a].where, "compile-time strings of this program exceed 64 MiB");
+            }
+            free(out);
+        }
+    }
+    /* the copies are made: 3 field defaults and 3 parameter defaults run */
+    f = create("copies3.oxl");
+    fputs("const S0 = \"ab\"\n", f);
+    for (int i = 0; i < 22; i++) fprintf(f, "const S%d = S%d + S%d\n", i + 1, i, i);
+    fputs("fn f(x: [String] = [S22]) -> Int {\n  return x[0].len()\n}\n"
+          "fn main() {\n  let bs = [Big {}, Big {}, Big {}]\n  let n = f() + f() + f()\n"
+          "  print(\"{bs[2].s.len()} {n}\")\n}\ntype Big {\n  s: String = S22\n}\n",
+          f);
+    finish(f);
+    st = cmd_run(&out, MEM_CAP "cd '%s' && '%s' run copies3.oxl", tmp, oxl);
+    tap_ok(st == 0 && strcmp(out, "8388608 25165824\n") == 0,
+           "defaults of 8 MiB made at 3 literals and 3 calls build and run (%d: %.200s)", st, out);
+    free(out);
     /* inside the limit: 3 elements of 8 MiB build and run */
     f = create("constlist3.oxl");
     fputs("const S0 = \"ab\"\n", f);
