@@ -208,23 +208,18 @@ void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *wh
         char text[256];
         label = oxl_world_label(rn->world, rpc_label(text, sizeof text, what, s, method));
     }
-    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, label);
+    oxl_world_trace_rpc(rn->world, rn->id, peer, id, label);
 }
 
-void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
-                   int64_t method) {
+uint32_t rpc_hot_label_slow(rpc_run *r, rpc_hot_labels *e, int hot, const oxl_service *s, int64_t method) {
     static const char *const text[RPC_HOT_N] = {"call", "serve", "reply", "answer"};
-    if (!rn->node) return;
-    rpc_run *r = rn->run;
-    uint64_t h = ((uint64_t)(uintptr_t)s >> 4 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
-    rpc_hot_labels *e = &r->hot[h >> 58 & (RPC_HOT_SLOTS - 1)];
     if (e->svc != s || e->method != method) {
         e->svc = s;
         e->method = method;
         for (int i = 0; i < RPC_HOT_N; i++) e->label[i] = RPC_NO_LABEL;
     }
     if (e->label[hot] == RPC_NO_LABEL) e->label[hot] = label_of(r, text[hot], s, method);
-    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, e->label[hot]);
+    return e->label[hot];
 }
 
 oxl_chan *rpc_chan_take(rpc_run *r) {
@@ -252,7 +247,7 @@ void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
     h[2] = 'R';
     h[3] = OXL_WIRE_VERSION;
     h[4] = (unsigned char)kind;
-    for (int i = 0; i < 8; i++) h[5 + i] = (unsigned char)(id >> (8 * i));
+    rpc_store_u64le(h + 5, id);
     b->len += RPC_HEADER_LEN;
 }
 
@@ -289,8 +284,7 @@ static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t l
     if (len < RPC_HEADER_LEN || p[0] != 'O' || p[1] != 'X' || p[2] != 'R')
         return malformed(rn, from, 0, "not an rpc frame");
     uint8_t version = p[3], kind = p[4];
-    uint64_t id = 0;
-    for (int i = 0; i < 8; i++) id |= (uint64_t)p[5 + i] << (8 * i);
+    uint64_t id = rpc_load_u64le(p + 5);
     p += RPC_HEADER_LEN;
     if (version != OXL_WIRE_VERSION) return malformed(rn, from, id, "another wire version");
     if (kind == RPC_REQ) return rpc_take_request(r, rn, from, id, data, len, p, end);

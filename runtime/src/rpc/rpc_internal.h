@@ -91,6 +91,24 @@ static inline bool rpc_get_uvarint(const unsigned char **p, const unsigned char 
     return rpc_get_uvarint_long(p, end, v);
 }
 
+/* A frame's call id: 8 bytes, little-endian. */
+static inline void rpc_store_u64le(unsigned char *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+#endif
+}
+static inline uint64_t rpc_load_u64le(const unsigned char *p) {
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, p, 8);
+#else
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+#endif
+    return v;
+}
+
 /* A value as an argument or result: scalars (Int, Duration, Instant: a
  * zigzag varint) inline, the rest, and every error, by wire.c. */
 static inline bool rpc_encode(oxl_wire_buf *b, const oxl_type_desc *t, oxl_word v, char *err, size_t errcap) {
@@ -230,10 +248,21 @@ RPC_HIDDEN const char *rpc_label(char *buf, size_t cap, const char *what, const 
  * NULL any text (interned each time). */
 RPC_HIDDEN void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *what,
                           const oxl_service *s, int64_t method);
+/* A hot slot's label, filled in on first use (mailbox.c). */
+RPC_HIDDEN uint32_t rpc_hot_label_slow(rpc_run *r, rpc_hot_labels *e, int hot, const oxl_service *s, int64_t method);
 /* The same event as rpc_trace with what "call", "serve", "reply" or
- * "answer" (RPC_HOT_*), its label found without a lookup. */
-RPC_HIDDEN void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
-                              int64_t method);
+ * "answer" (RPC_HOT_*), its label found without a lookup: inline, as four
+ * of these run in every call. */
+static inline void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
+                                 int64_t method) {
+    if (!rn->node) return; /* the process node is not in the World */
+    rpc_run *r = rn->run;
+    uint64_t h = ((uint64_t)(uintptr_t)s >> 4 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
+    rpc_hot_labels *e = &r->hot[h >> 58 & (RPC_HOT_SLOTS - 1)];
+    uint32_t label = e->svc == s && e->method == method ? e->label[hot] : RPC_NO_LABEL;
+    if (__builtin_expect(label == RPC_NO_LABEL, 0)) label = rpc_hot_label_slow(r, e, hot, s, method);
+    oxl_world_trace_rpc(rn->world, rn->id, peer, id, label);
+}
 RPC_HIDDEN void *rpc_xrealloc(void *p, size_t n);
 RPC_HIDDEN char *rpc_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A reply record with room for len bytes (status OK, no message), and its
