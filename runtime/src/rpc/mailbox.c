@@ -305,6 +305,7 @@ static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t l
 static void drop_tables(rpc_run *r, rpc_node *rn) {
     for (size_t i = 0; i < rn->nrunning; i++) running_give(r, rn->running[i]);
     rn->nrunning = 0;
+    rn->nidle = 0; /* parked workers: cancelled with the node's other tasks */
     for (size_t i = 0; i < rn->npending; i++) rpc_chan_give(r, rn->pending[i].chan);
     rn->npending = 0;
     for (size_t i = 0; i < rn->nanswered; i++) { /* the slots past nanswered hold no frame */

@@ -36,6 +36,7 @@ enum {
 #define RPC_ID_COUNT_BITS 40
 #define RPC_FREE_RECORDS 16     /* replies and request records kept for reuse */
 #define RPC_KEEP_BYTES 4096     /* a record bigger than this is freed, not kept */
+#define RPC_IDLE_WORKERS 8      /* handler tasks a node keeps parked for its next requests */
 
 /* ---- wire.c: bytes ----
  * Every frame passes through these several times a call: the common case
@@ -185,6 +186,8 @@ typedef struct rpc_node {
     size_t npending, cap_pending;
     rpc_running **running;  /* each record stays put: its handler task holds it */
     size_t nrunning, cap_running;
+    oxl_task *idle[RPC_IDLE_WORKERS]; /* handler tasks parked for the next request, the latest last */
+    size_t nidle;
     rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
     size_t nanswered, answered_next;
     /* (from, id) -> an entry (0: empty) of the answered slot + 1, the
