@@ -92,14 +92,19 @@ static char *servers_text(rpc_run *r, const oxl_service *s) {
     return text;
 }
 
-/* A live node serving s, or NULL. */
+/* A live node serving s, or NULL. The first 64 candidates are noted on
+ * the way, so the common case walks the nodes once. */
 static rpc_node *choose(rpc_run *r, const oxl_service *s) {
     oxl_world *w = r->world;
-    size_t live = 0;
+    size_t live = 0, seen[64];
     for (size_t i = 0; i < r->nnodes; i++)
-        if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i)) live++;
+        if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i)) {
+            if (live < sizeof seen / sizeof seen[0]) seen[live] = i;
+            live++;
+        }
     if (!live) return NULL;
     uint64_t pick = live > 1 ? oxl_rng_below(&r->rng, live) : 0; /* no draw without a choice */
+    if (pick < sizeof seen / sizeof seen[0]) return &r->nodes[seen[pick]];
     for (size_t i = 0; i < r->nnodes; i++)
         if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i) && pick-- == 0)
             return &r->nodes[i];

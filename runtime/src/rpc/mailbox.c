@@ -239,18 +239,6 @@ void rpc_chan_give(rpc_run *r, oxl_chan *c) {
     r->free_chans[r->nfree_chans++] = c;
 }
 
-void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
-    if (!rpc_buf_room(b, RPC_HEADER_LEN)) return; /* 13 bytes fit any frame */
-    unsigned char *h = b->data + b->len;
-    h[0] = 'O';
-    h[1] = 'X';
-    h[2] = 'R';
-    h[3] = OXL_WIRE_VERSION;
-    h[4] = (unsigned char)kind;
-    rpc_store_u64le(h + 5, id);
-    b->len += RPC_HEADER_LEN;
-}
-
 void rpc_running_add(rpc_node *rn, rpc_running *ru) {
     if (rn->nrunning == rn->cap_running) {
         rn->cap_running = rn->cap_running ? rn->cap_running * 2 : 8;

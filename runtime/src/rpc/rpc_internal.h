@@ -69,7 +69,14 @@ static inline bool rpc_put_u64(oxl_wire_buf *b, uint64_t v) {
     return true;
 }
 static inline bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v) {
-    return v < 0x80 ? rpc_put_u8(b, (uint8_t)v) : rpc_put_uvarint_long(b, v);
+    if (v < 0x80) return rpc_put_u8(b, (uint8_t)v);
+    if (v < 0x4000 && rpc_buf_room(b, 2)) { /* two bytes: a call count, a small Int */
+        b->data[b->len] = (unsigned char)(v | 0x80);
+        b->data[b->len + 1] = (unsigned char)(v >> 7);
+        b->len += 2;
+        return true;
+    }
+    return rpc_put_uvarint_long(b, v);
 }
 static inline bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v) {
     if (*p >= end) return false;
@@ -85,8 +92,15 @@ static inline bool rpc_get_u64(const unsigned char **p, const unsigned char *end
     return true;
 }
 static inline bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v) {
-    if (*p < end && **p < 0x80) { /* one byte: its own value, 0 included */
-        *v = *(*p)++;
+    const unsigned char *at = *p;
+    if (at < end && at[0] < 0x80) { /* one byte: its own value, 0 included */
+        *v = at[0];
+        *p = at + 1;
+        return true;
+    }
+    if (end - at >= 2 && at[1] < 0x80 && at[1] != 0) { /* two (a zero second byte is overlong) */
+        *v = (uint64_t)(at[0] & 0x7f) | (uint64_t)at[1] << 7;
+        *p = at + 2;
         return true;
     }
     return rpc_get_uvarint_long(p, end, v);
@@ -275,8 +289,18 @@ RPC_HIDDEN void rpc_reply_give(rpc_run *r, rpc_reply *rep);
 /* A channel for one call's answer, reused across calls. */
 RPC_HIDDEN oxl_chan *rpc_chan_take(rpc_run *r);
 RPC_HIDDEN void rpc_chan_give(rpc_run *r, oxl_chan *c);
-/* Writes a frame header. */
-RPC_HIDDEN void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id);
+/* Writes a frame header (13 bytes fit any frame: nothing can fail). */
+static inline void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
+    if (!rpc_buf_room(b, RPC_HEADER_LEN)) return;
+    unsigned char *h = b->data + b->len;
+    h[0] = 'O';
+    h[1] = 'X';
+    h[2] = 'R';
+    h[3] = OXL_WIRE_VERSION;
+    h[4] = (unsigned char)kind;
+    rpc_store_u64le(h + 5, id);
+    b->len += RPC_HEADER_LEN;
+}
 /* A request record with room for len bytes of frame, zeroed but for cap. */
 RPC_HIDDEN rpc_running *rpc_running_take(rpc_run *r, size_t len);
 RPC_HIDDEN void rpc_running_add(rpc_node *rn, rpc_running *ru);
