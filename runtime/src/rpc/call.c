@@ -39,18 +39,28 @@ static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
     return NULL;
 }
 
-static void pending_remove(rpc_node *rn, uint64_t id) {
+/* The call ends: an answer it holds and did not take goes too. */
+static void pending_remove(rpc_run *r, rpc_node *rn, uint64_t id) {
     size_t i;
     if (!pending_find(rn, id, &i)) return;
+    rpc_reply_give(r, rn->pending[i].held);
     rn->pending[i] = rn->pending[--rn->npending];
 }
 
-/* Hands a reply to the waiting call, or drops it when there is none (a
- * late answer, one to a dead incarnation, a duplicate). */
+/* Hands a reply to the waiting call (held when the caller is not waiting
+ * right now), or drops it when there is none (a late answer, one to a
+ * dead incarnation) or it holds one already (a duplicate). */
 static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
                     int64_t method) {
     rpc_pending *p = pending_find(rn, id, NULL);
-    if (!p || !oxl_chan_offer(p->chan, &rep)) {
+    bool taken = false;
+    if (p && oxl_task_hand(p->waiter, rep)) {
+        taken = true;
+    } else if (p && !p->held) {
+        p->held = rep;
+        taken = true;
+    }
+    if (!taken) {
         rpc_trace(rn, server, id, p ? "duplicate answer dropped" : "late answer dropped", s, method);
         rpc_reply_give(r, rep);
         return;
@@ -152,9 +162,8 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
         me->cap_pending = me->cap_pending ? me->cap_pending * 2 : 8;
         me->pending = rpc_xrealloc(me->pending, me->cap_pending * sizeof *me->pending);
     }
-    oxl_chan *chan = rpc_chan_take(r);
     oxl_node_id to = oxl_node_world_id(target->node);
-    me->pending[me->npending++] = (rpc_pending){id, chan, to};
+    me->pending[me->npending++] = (rpc_pending){id, oxl_task_handle(oxl_task_self()), NULL, to};
     rpc_trace_hot(me, to, id, RPC_HOT_CALL, s, method);
     oxl_ctx_send(c, to, frame->data, frame->len);
 
@@ -165,15 +174,19 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_task_wait_note_fn(print_call_note, &note);
     oxl_node_id me_id = me->id;
     for (;;) {
-        rpc_reply *rep = NULL;
-        oxl_chan_status st;
-        oxl_select_case sc = {chan, false, &rep};
-        oxl_time_ns left = until - oxl_world_now(r->world);
-        size_t got = oxl_select_at(&sc, 1, left > 0 ? left : 0, &st, file, line);
+        /* an answer held (one that came while this task was not waiting)
+         * first, as a select takes a ready case before it waits */
+        rpc_pending *waiting = pending_find(me, id, NULL);
+        rpc_reply *rep = waiting ? waiting->held : NULL;
+        if (rep) {
+            waiting->held = NULL;
+        } else {
+            oxl_time_ns left = until - oxl_world_now(r->world);
+            rep = oxl_task_await_at(left > 0 ? left : 0, file, line);
+        }
         if (me != &r->process) me = &r->nodes[me_id]; /* the node table may have grown meanwhile */
-        if (got == 1) { /* the deadline */
-            pending_remove(me, id);
-            rpc_chan_give(r, chan);
+        if (!rep) { /* the deadline */
+            pending_remove(r, me, id);
             rpc_trace(me, to, id, "deadline", s, method);
             char *msg = rpc_strf("no answer from %s within %s (%s.%s)", oxl_node_name(note.target),
                                  oxl_str_cstr(oxl_dur_to_str(deadline)), s->name, m->name);
@@ -183,8 +196,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
             return status;
         }
         if (rep->status != OXL_RPC_OK) {
-            pending_remove(me, id);
-            rpc_chan_give(r, chan);
+            pending_remove(r, me, id);
             int64_t status = fail_with(out, rep->status, rep->message);
             rpc_reply_give(r, rep);
             oxl_task_wait_note(NULL);
@@ -196,8 +208,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
                   p == rep->data + rep->len;
         rpc_reply_give(r, rep);
         if (ok) {
-            pending_remove(me, id);
-            rpc_chan_give(r, chan);
+            pending_remove(r, me, id);
             oxl_task_wait_note(NULL);
             return OXL_RPC_OK;
         }

@@ -97,7 +97,6 @@ static void run_fini(void *obj) {
     for (size_t i = 0; i < r->nfree_replies; i++) free(r->free_replies[i]);
     for (size_t i = 0; i < r->nfree_running; i++) free(r->free_running[i]);
     oxl_wire_buf_free(&r->scratch);
-    free(r->free_chans); /* the channels themselves are the run's */
 }
 
 static const char run_key = 0;
@@ -222,22 +221,6 @@ uint32_t rpc_hot_label_slow(rpc_run *r, rpc_hot_labels *e, int hot, const oxl_se
     return e->label[hot];
 }
 
-oxl_chan *rpc_chan_take(rpc_run *r) {
-    if (r->nfree_chans) return r->free_chans[--r->nfree_chans];
-    return oxl_chan_new(1, sizeof(rpc_reply *));
-}
-
-/* Given back empty: a reply still buffered (it came after the caller gave
- * up) is freed here. */
-void rpc_chan_give(rpc_run *r, oxl_chan *c) {
-    rpc_reply *late = NULL;
-    while (oxl_chan_poll(c, &late)) rpc_reply_give(r, late);
-    if (r->nfree_chans == r->cap_free_chans) {
-        r->cap_free_chans = r->cap_free_chans ? r->cap_free_chans * 2 : 16;
-        r->free_chans = rpc_xrealloc(r->free_chans, r->cap_free_chans * sizeof *r->free_chans);
-    }
-    r->free_chans[r->nfree_chans++] = c;
-}
 
 void rpc_running_add(rpc_node *rn, rpc_running *ru) {
     if (rn->nrunning == rn->cap_running) {
@@ -294,7 +277,7 @@ static void drop_tables(rpc_run *r, rpc_node *rn) {
     for (size_t i = 0; i < rn->nrunning; i++) running_give(r, rn->running[i]);
     rn->nrunning = 0;
     rn->nidle = 0; /* parked workers: cancelled with the node's other tasks */
-    for (size_t i = 0; i < rn->npending; i++) rpc_chan_give(r, rn->pending[i].chan);
+    for (size_t i = 0; i < rn->npending; i++) rpc_reply_give(r, rn->pending[i].held);
     rn->npending = 0;
     for (size_t i = 0; i < rn->nanswered; i++) { /* the slots past nanswered hold no frame */
         free(rn->answered[i].frame);

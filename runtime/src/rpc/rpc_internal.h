@@ -157,10 +157,14 @@ typedef struct rpc_reply {
     unsigned char data[]; /* OK: the result's bytes */
 } rpc_reply;
 
-/* A call of this node waiting for its answer. */
+/* A call of this node waiting for its answer. An answer is handed to
+ * the waiting task, or, when it is not waiting (woken by its deadline and
+ * not yet run, or cancelled), kept in the one place `held` (a further one
+ * is a duplicate): what a channel of capacity 1 would do. */
 typedef struct rpc_pending {
     uint64_t id;
-    oxl_chan *chan;       /* capacity 1: the rpc_reply * */
+    uint64_t waiter;      /* oxl_task_handle of the calling task */
+    rpc_reply *held;      /* an answer that came while the caller was not waiting */
     oxl_node_id target;
 } rpc_pending;
 
@@ -238,8 +242,6 @@ typedef struct rpc_run {
     size_t nnodes;
     rpc_node process;     /* the process node (no World id): local calls only */
     oxl_rng rng;          /* which node serves a call: a stream of its own */
-    oxl_chan **free_chans;
-    size_t nfree_chans, cap_free_chans;
     oxl_wire_buf scratch; /* a frame being written: sent (copied) before anything else runs */
     oxl_world *world;
     rpc_hot_labels hot[RPC_HOT_SLOTS];
@@ -286,9 +288,6 @@ RPC_HIDDEN char *rpc_strf(const char *fmt, ...) __attribute__((format(printf, 1,
  * return (message freed; NULL is fine). */
 RPC_HIDDEN rpc_reply *rpc_reply_take(rpc_run *r, size_t len);
 RPC_HIDDEN void rpc_reply_give(rpc_run *r, rpc_reply *rep);
-/* A channel for one call's answer, reused across calls. */
-RPC_HIDDEN oxl_chan *rpc_chan_take(rpc_run *r);
-RPC_HIDDEN void rpc_chan_give(rpc_run *r, oxl_chan *c);
 /* Writes a frame header (13 bytes fit any frame: nothing can fail). */
 static inline void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
     if (!rpc_buf_room(b, RPC_HEADER_LEN)) return;

@@ -34,3 +34,54 @@ bool oxl_task_unpark(oxl_task *t, void *job, const char *file, int line) {
     sched_make_ready(s, t);
     return true;
 }
+
+/* ---- a wait for one handoff, with a deadline ----
+ * What a task calling out waits in (the rpc layer's wait for an answer):
+ * a select over one channel with a timeout, without the channel. The
+ * timer is armed and cancelled as a select's, and the task is made ready
+ * as a select's receiver is, so the schedule and the trace are a
+ * select's. A handle (slot, id) names the waiting task without keeping a
+ * pointer to a record that may be gone (a cancelled caller). */
+
+#define PARK_ID_BITS 40
+
+uint64_t oxl_task_handle(const oxl_task *t) {
+    if (!t) return 0;
+    return (uint64_t)t->slot << PARK_ID_BITS | (t->id & ((UINT64_C(1) << PARK_ID_BITS) - 1));
+}
+
+void *oxl_task_await_at(oxl_dur_ns timeout, const char *file, int line) {
+    oxl_sched *s = sched_enter("oxl_task_await");
+    if (!s || timeout == 0) return NULL; /* a select with nothing ready and no time to wait */
+    oxl_task *self = s->current;
+    self->waiters = NULL;
+    self->nwaiters = 0;
+    self->wait = WAIT_HANDOFF;
+    self->file = file;
+    self->line = line;
+    self->wake_handle = 0;
+    self->fired_case = -1;
+    self->handed = NULL;
+    if (timeout > 0) sched_arm_wake(s, sched_timer_base(s) + timeout);
+    sched_block(s);
+    self->wait = WAIT_NONE;
+    void *job = self->handed;
+    self->handed = NULL;
+    return job;
+}
+
+bool oxl_task_hand(uint64_t handle, void *job) {
+    oxl_sched *s = sched_active();
+    if (!s || !handle || !job) return false;
+    uint64_t slot = handle >> PARK_ID_BITS, id = handle & ((UINT64_C(1) << PARK_ID_BITS) - 1);
+    oxl_task *t = slot < s->ntasks_cap ? s->tasks[slot] : NULL;
+    if (!t || (t->id & ((UINT64_C(1) << PARK_ID_BITS) - 1)) != id || t->state != TASK_BLOCKED ||
+        t->wait != WAIT_HANDOFF)
+        return false;
+    t->handed = job;
+    t->fired_case = 0;
+    t->wait = WAIT_NONE; /* handed once */
+    sched_task_drop_waits(s, t); /* its timer goes, as a select's when a case fires */
+    sched_make_ready(s, t);
+    return true;
+}

@@ -197,6 +197,14 @@ static void describe_wait(const oxl_sched *s, const oxl_task *t, char *buf, size
         snprintf(buf, cap, "sleeping until %s", when);
         return;
     case WAIT_PARK: snprintf(buf, cap, "idle"); return;
+    case WAIT_HANDOFF:
+        if (t->wake_handle) {
+            format_instant(when, sizeof when, t->wait_until);
+            snprintf(buf, cap, "awaiting a handoff until %s", when);
+        } else {
+            snprintf(buf, cap, "awaiting a handoff");
+        }
+        return;
     case WAIT_NONE: break;
     }
     snprintf(buf, cap, "%s", t->state == TASK_READY ? "ready to run" : "running");

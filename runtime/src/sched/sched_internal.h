@@ -30,7 +30,8 @@ typedef enum sched_wait_kind {
     WAIT_SELECT,
     WAIT_JOIN,
     WAIT_SLEEP,
-    WAIT_PARK, /* idle, for a job handed by oxl_task_unpark (park.c) */
+    WAIT_PARK,    /* idle, for a job handed by oxl_task_unpark (park.c) */
+    WAIT_HANDOFF, /* for one handoff with a deadline (oxl_task_await_at, park.c) */
 } sched_wait_kind;
 
 /* One pending channel operation of a blocked task; lives on the task's

@@ -244,6 +244,16 @@ static void s_workers(void *p) {
     o[3] = concurrent[1];
     o[4] = call(M_TASK, 0, 0, OXL_RPC_NO_DEADLINE, "b");
     o[5].value = oxl_task_unpark(oxl_task_self(), NULL, __FILE__, __LINE__); /* not parked: refused */
+    int job = 1;
+    o[5].value += oxl_task_hand(oxl_task_handle(oxl_task_self()), &job); /* not awaiting: refused */
+    o[5].value += oxl_task_await_at(0, __FILE__, __LINE__) != NULL;      /* no time to wait: at once */
+    /* a caller cancelled while it awaits its answer: the answer, when it
+     * comes, finds no task to hand it to, and nothing breaks */
+    oxl_task *gone = oxl_spawn_on_node(a, concurrent_caller, (void *)(intptr_t)0);
+    oxl_sleep(10 * OXL_MS);
+    oxl_task_cancel_at_wait(gone);
+    o[5].text[0] = oxl_join(gone, NULL) == OXL_JOIN_CANCELLED ? 'c' : '?';
+    oxl_sleep(200 * OXL_MS);
     oxl_node_restart(oxl_node_by_name("b"));
     oxl_sleep(OXL_MS);
     o[6] = call(M_TASK, 0, 0, OXL_RPC_NO_DEADLINE, "b");
@@ -411,7 +421,8 @@ int main(void) {
            "two calls at once run on two tasks (%lld, %lld)", (long long)w[2].value, (long long)w[3].value);
     tap_ok(w[2].value == w[0].value || w[3].value == w[0].value, "  one of them the parked one");
     tap_ok(w[4].value == w[2].value || w[4].value == w[3].value, "  and the next call runs on one of those two");
-    tap_is_int(w[5].value, 0, "oxl_task_unpark of a task that is not parked: refused");
+    tap_is_int(w[5].value, 0, "oxl_task_unpark of a task that is not parked, oxl_task_hand to one not awaiting: refused");
+    tap_is_str(w[5].text, "c", "a caller cancelled while it awaits its answer ends so, the answer arriving later");
     tap_ok(w[6].status == OXL_RPC_OK && w[6].value > w[3].value && w[6].value > w[2].value,
            "after b's restart a call runs on a new task (%lld): the parked ones ended with the crash",
            (long long)w[6].value);
