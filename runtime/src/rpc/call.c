@@ -30,7 +30,7 @@ static int64_t fail_with(oxl_word *out, int64_t status, const char *message) {
     return status;
 }
 
-static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
+RPC_HOT static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
     for (size_t i = 0; i < rn->npending; i++)
         if (rn->pending[i].id == id) {
             if (at) *at = i;
@@ -40,7 +40,7 @@ static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
 }
 
 /* The call ends: an answer it holds and did not take goes too. */
-static void pending_remove(rpc_run *r, rpc_node *rn, uint64_t id) {
+RPC_HOT static void pending_remove(rpc_run *r, rpc_node *rn, uint64_t id) {
     size_t i;
     if (!pending_find(rn, id, &i)) return;
     rpc_reply_give(r, rn->pending[i].held);
@@ -50,7 +50,7 @@ static void pending_remove(rpc_run *r, rpc_node *rn, uint64_t id) {
 /* Hands a reply to the waiting call (held when the caller is not waiting
  * right now), or drops it when there is none (a late answer, one to a
  * dead incarnation) or it holds one already (a duplicate). */
-static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
+RPC_HOT static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
                     int64_t method) {
     rpc_pending *p = pending_find(rn, id, NULL);
     bool taken = false;
@@ -71,7 +71,7 @@ static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, r
         rpc_trace(rn, server, id, rep->status == OXL_RPC_PANIC ? "panicked" : "crashed", s, method);
 }
 
-void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
+RPC_HOT void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
                      const unsigned char *end, const oxl_service *s, int64_t method) {
     size_t len = (size_t)(end - p);
     rpc_reply *rep = rpc_reply_take(r, len);
@@ -104,7 +104,7 @@ static char *servers_text(rpc_run *r, const oxl_service *s) {
 
 /* A live node serving s, or NULL. The first 64 candidates are noted on
  * the way, so the common case walks the nodes once. */
-static rpc_node *choose(rpc_run *r, const oxl_service *s) {
+RPC_HOT static rpc_node *choose(rpc_run *r, const oxl_service *s) {
     oxl_world *w = r->world;
     size_t live = 0, seen[64];
     for (size_t i = 0; i < r->nnodes; i++)
@@ -140,7 +140,7 @@ static void print_call_note(const void *arg, char *buf, size_t cap) {
              (long long)(n->until / OXL_SEC), (long long)(n->until % OXL_SEC));
 }
 
-static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_service *s, int64_t method,
+RPC_HOT static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_service *s, int64_t method,
                       const oxl_word *args, int64_t deadline, oxl_word *out, const char *file, int line) {
     const oxl_rpc_method *m = &s->methods[method];
     if (me->npending >= OXL_RPC_MAX_PENDING)
@@ -217,7 +217,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     }
 }
 
-int64_t oxl_rpc_call(const oxl_service *s, int64_t method, const oxl_word *args, int64_t deadline, oxl_string to,
+RPC_HOT int64_t oxl_rpc_call(const oxl_service *s, int64_t method, const oxl_word *args, int64_t deadline, oxl_string to,
                      oxl_word *out, const char *file, int line) {
     if (!s || method < 0 || method >= s->nmethods)
         oxl_panic_at(file, line, "oxl_rpc_call: no method %lld of service %s", (long long)method, s ? s->name : "?");

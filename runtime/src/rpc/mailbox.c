@@ -33,7 +33,7 @@ char *rpc_strf(const char *fmt, ...) {
     return s;
 }
 
-rpc_reply *rpc_reply_take(rpc_run *r, size_t len) {
+RPC_HOT rpc_reply *rpc_reply_take(rpc_run *r, size_t len) {
     rpc_reply *rep = r->nfree_replies ? r->free_replies[--r->nfree_replies] : NULL;
     if (!rep || rep->cap < len) {
         size_t cap = len < 64 ? 64 : len;
@@ -46,7 +46,7 @@ rpc_reply *rpc_reply_take(rpc_run *r, size_t len) {
     return rep;
 }
 
-void rpc_reply_give(rpc_run *r, rpc_reply *rep) {
+RPC_HOT void rpc_reply_give(rpc_run *r, rpc_reply *rep) {
     if (!rep) return;
     free(rep->message);
     rep->message = NULL;
@@ -56,7 +56,7 @@ void rpc_reply_give(rpc_run *r, rpc_reply *rep) {
         free(rep);
 }
 
-rpc_running *rpc_running_take(rpc_run *r, size_t len) {
+RPC_HOT rpc_running *rpc_running_take(rpc_run *r, size_t len) {
     rpc_running *ru = r->nfree_running ? r->free_running[--r->nfree_running] : NULL;
     size_t cap = ru ? ru->cap : 0;
     if (!ru || cap < len) {
@@ -67,7 +67,7 @@ rpc_running *rpc_running_take(rpc_run *r, size_t len) {
     return ru;
 }
 
-static void running_give(rpc_run *r, rpc_running *ru) {
+RPC_HOT static void running_give(rpc_run *r, rpc_running *ru) {
     if (r->nfree_running < RPC_FREE_RECORDS && ru->cap <= RPC_KEEP_BYTES)
         r->free_running[r->nfree_running++] = ru;
     else
@@ -102,7 +102,7 @@ static void run_fini(void *obj) {
 static const char run_key = 0;
 
 /* The run's state, looked up once per run: every call step needs it. */
-rpc_run *rpc_run_get(void) {
+RPC_HOT rpc_run *rpc_run_get(void) {
     static _Thread_local uint64_t cached_run;
     static _Thread_local rpc_run *cached;
     uint64_t run = oxl_sched_run_id();
@@ -115,7 +115,7 @@ rpc_run *rpc_run_get(void) {
 static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg);
 static void on_crash(oxl_node *n, void *arg);
 
-rpc_node *rpc_node_of(rpc_run *r, oxl_node *n) {
+RPC_HOT rpc_node *rpc_node_of(rpc_run *r, oxl_node *n) {
     if (!n) return &r->process;
     oxl_node_id id = oxl_node_world_id(n);
     if ((size_t)id >= r->nnodes) {
@@ -144,19 +144,19 @@ rpc_node *rpc_node_by_id(rpc_run *r, oxl_node_id id) {
 
 const char *rpc_node_name(const rpc_node *rn) { return oxl_node_name(rn->node); }
 
-bool rpc_serves(const rpc_node *rn, const oxl_service *s) {
+RPC_HOT bool rpc_serves(const rpc_node *rn, const oxl_service *s) {
     for (size_t i = 0; i < rn->nserves; i++)
         if (rn->serves[i] == s) return true;
     return false;
 }
 
-const oxl_service *rpc_served_by_id(const rpc_node *rn, uint64_t id) {
+RPC_HOT const oxl_service *rpc_served_by_id(const rpc_node *rn, uint64_t id) {
     for (size_t i = 0; i < rn->nserves; i++)
         if ((uint64_t)rn->serves[i]->id == id) return rn->serves[i];
     return NULL;
 }
 
-oxl_ctx rpc_ctx(const rpc_node *rn) { return oxl_world_ctx(rn->world, rn->id); }
+RPC_HOT oxl_ctx rpc_ctx(const rpc_node *rn) { return oxl_world_ctx(rn->world, rn->id); }
 
 const char *rpc_label(char *buf, size_t cap, const char *what, const oxl_service *s, int64_t method) {
     if (s && method >= 0 && method < s->nmethods)
@@ -222,7 +222,7 @@ uint32_t rpc_hot_label_slow(rpc_run *r, rpc_hot_labels *e, int hot, const oxl_se
 }
 
 
-void rpc_running_add(rpc_node *rn, rpc_running *ru) {
+RPC_HOT void rpc_running_add(rpc_node *rn, rpc_running *ru) {
     if (rn->nrunning == rn->cap_running) {
         rn->cap_running = rn->cap_running ? rn->cap_running * 2 : 8;
         rn->running = rpc_xrealloc(rn->running, rn->cap_running * sizeof *rn->running);
@@ -230,7 +230,7 @@ void rpc_running_add(rpc_node *rn, rpc_running *ru) {
     rn->running[rn->nrunning++] = ru;
 }
 
-void rpc_running_remove(rpc_run *r, rpc_node *rn, const rpc_running *ru) {
+RPC_HOT void rpc_running_remove(rpc_run *r, rpc_node *rn, const rpc_running *ru) {
     for (size_t i = rn->nrunning; i-- > 0;) {
         if (rn->running[i] != ru) continue;
         running_give(r, rn->running[i]);
@@ -248,7 +248,7 @@ static void malformed(rpc_node *rn, oxl_node_id from, uint64_t id, const char *w
     rpc_trace(rn, from, id, label, NULL, -1);
 }
 
-static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg) {
+RPC_HOT static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg) {
     rpc_run *r = arg;
     rpc_node *rn = rpc_node_of(r, n);
     const unsigned char *p = data, *end = p + len;

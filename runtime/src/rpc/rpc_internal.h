@@ -18,8 +18,12 @@
 
 #if defined(__GNUC__)
 #define RPC_HIDDEN __attribute__((visibility("hidden")))
+/* On every call's path: placed together (.text.hot), so a call's code
+ * shares few instruction cache sets with itself. */
+#define RPC_HOT __attribute__((hot))
 #else
 #define RPC_HIDDEN
+#define RPC_HOT
 #endif
 
 /* Frame kinds, one line each with its layout after the header. */

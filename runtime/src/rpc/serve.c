@@ -119,7 +119,7 @@ static rpc_answered *answered_find(rpc_node *rn, oxl_node_id from, uint64_t id) 
     return e ? &rn->answered[IX_SLOT(e) - 1] : NULL;
 }
 
-static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
+RPC_HOT static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
     size_t slot = rn->answered_next;
     rpc_answered *a = &rn->answered[slot];
     if (rn->nanswered == OXL_RPC_DEDUP) /* the oldest goes */
@@ -143,7 +143,7 @@ static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire
 /* One request on a handler task: decode, run, answer; its record given
  * back. A crash of the node ends the task at a wait, and on_crash frees
  * the record. */
-static void serve_one(rpc_running *ru) {
+RPC_HOT static void serve_one(rpc_running *ru) {
     rpc_run *r = ru->run;
     rpc_node *rn = &r->nodes[ru->node]; /* not kept across the entry: the table may grow */
     const oxl_service *s = ru->svc;
@@ -186,7 +186,7 @@ static void serve_one(rpc_running *ru) {
 /* A handler task: a request, then, parked, each next request the node
  * hands it, so that a node answering one call after another spawns no
  * task per request. A worker beyond the node's idle room ends. */
-static void *worker_task(void *arg) {
+RPC_HOT static void *worker_task(void *arg) {
     rpc_running *ru = arg;
     oxl_task *self = oxl_task_self();
     oxl_task_detach(self);
@@ -202,7 +202,7 @@ static void *worker_task(void *arg) {
     }
 }
 
-void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *frame,
+RPC_HOT void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *frame,
                       size_t len, const unsigned char *p, const unsigned char *end) {
     uint64_t svc_id, method;
     const oxl_service *s;

@@ -9,7 +9,10 @@
  * makes a new task ready (the end of the ready list). */
 #include "sched_internal.h"
 
-void *oxl_task_park_at(const char *file, int line) {
+/* On every rpc call's path: kept with the rpc layer's hot code. */
+#define PARK_HOT __attribute__((hot))
+
+PARK_HOT void *oxl_task_park_at(const char *file, int line) {
     oxl_sched *s = sched_enter("oxl_task_park");
     if (!s) return NULL;
     oxl_task *self = s->current;
@@ -24,7 +27,7 @@ void *oxl_task_park_at(const char *file, int line) {
     return job;
 }
 
-bool oxl_task_unpark(oxl_task *t, void *job, const char *file, int line) {
+PARK_HOT bool oxl_task_unpark(oxl_task *t, void *job, const char *file, int line) {
     oxl_sched *s = sched_active();
     if (!s || !t || t->state != TASK_BLOCKED || t->wait != WAIT_PARK) return false;
     t->handed = job;
@@ -45,12 +48,12 @@ bool oxl_task_unpark(oxl_task *t, void *job, const char *file, int line) {
 
 #define PARK_ID_BITS 40
 
-uint64_t oxl_task_handle(const oxl_task *t) {
+PARK_HOT uint64_t oxl_task_handle(const oxl_task *t) {
     if (!t) return 0;
     return (uint64_t)t->slot << PARK_ID_BITS | (t->id & ((UINT64_C(1) << PARK_ID_BITS) - 1));
 }
 
-void *oxl_task_await_at(oxl_dur_ns timeout, const char *file, int line) {
+PARK_HOT void *oxl_task_await_at(oxl_dur_ns timeout, const char *file, int line) {
     oxl_sched *s = sched_enter("oxl_task_await");
     if (!s || timeout == 0) return NULL; /* a select with nothing ready and no time to wait */
     oxl_task *self = s->current;
@@ -70,7 +73,7 @@ void *oxl_task_await_at(oxl_dur_ns timeout, const char *file, int line) {
     return job;
 }
 
-bool oxl_task_hand(uint64_t handle, void *job) {
+PARK_HOT bool oxl_task_hand(uint64_t handle, void *job) {
     oxl_sched *s = sched_active();
     if (!s || !handle || !job) return false;
     uint64_t slot = handle >> PARK_ID_BITS, id = handle & ((UINT64_C(1) << PARK_ID_BITS) - 1);
