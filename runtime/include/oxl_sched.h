@@ -192,6 +192,22 @@ void oxl_task_wait_note(const char *note);
  * costs no formatting this way. arg must stay valid while it is set. */
 typedef void (*oxl_wait_note_fn)(const void *arg, char *buf, size_t cap);
 void oxl_task_wait_note_fn(oxl_wait_note_fn fn, const void *arg);
+/* A pooled worker's wait for its next job (park.c): the running task
+ * blocks, idle (left out of failure reports), until oxl_task_unpark(t,
+ * job, ...) hands it a job, which it returns. A kill of its node cancels
+ * it there. oxl_task_unpark makes t ready as a spawn at file:line makes a
+ * new task ready and is false, doing nothing, unless t is parked. */
+void *oxl_task_park_at(const char *file, int line);
+bool oxl_task_unpark(oxl_task *t, void *job, const char *file, int line);
+/* A wait for one handoff within a timeout (> 0, or < 0 for none; 0 does
+ * not wait): the running task blocks until oxl_task_hand(handle, job)
+ * gives it a job (returned) or the timeout passes (NULL). Its timer and
+ * its wakeup are a one-channel select's. oxl_task_handle(t) names t for
+ * oxl_task_hand, which is false, doing nothing, unless that task is
+ * still in this wait (not cancelled, not already handed or timed out). */
+uint64_t oxl_task_handle(const oxl_task *t);
+void *oxl_task_await_at(oxl_dur_ns timeout, const char *file, int line);
+bool oxl_task_hand(uint64_t handle, void *job);
 void oxl_yield_at(const char *file, int line);
 void oxl_sleep_at(oxl_dur_ns d, const char *file, int line);
 #define oxl_yield() oxl_yield_at(__FILE__, __LINE__)

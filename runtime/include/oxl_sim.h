@@ -330,6 +330,8 @@ uint32_t oxl_world_label(oxl_world *w, const char *text);
 /* Records a step of a remote call of node c: label names it ("call
  * Storage.reserve"), peer is the other end, id the call id (in the hash). */
 void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label);
+/* The same for node n's current incarnation (nothing when n is down). */
+void oxl_world_trace_rpc(oxl_world *w, oxl_node_id n, oxl_node_id peer, uint64_t id, uint32_t label);
 /* What the world holds now, one line each, every line starting with
  * indent: messages in flight (sender, receiver, size, arrival), the
  * partitions and one-way blocks in force (sides, since, heal time), nodes

@@ -63,7 +63,7 @@ run 4 OXL_SIM_POLICY=pct OXL_SIM_PCT_DEPTH=65
 check "a bad OXL_SIM_PCT_DEPTH: exit 2, named" sh -c "test $st -eq 2 && grep -qF \"OXL_SIM_PCT_DEPTH='65' is not a depth: expected an integer from 1 to 64\" '$tmp/err'"
 
 check "JUnit: the failure body has what everyone was doing" has "what everyone was doing at 1.000000000s of virtual time:" "$tmp/junit.xml"
-check "JUnit: and the trace diff" has "trace diff: seed 5 (22 events) against seed 4 (23 events)" "$tmp/junit.xml"
+check "JUnit: and the trace diff" has "trace diff: seed 5 (21 events) against seed 4 (22 events)" "$tmp/junit.xml"
 check "JUnit: naming the drop" has "seed 5 (failed) goes on with: #18 @0.003474353s seq=4 drop      store-0 -&gt; api-0 (random drop)" "$tmp/junit.xml"
 
 # a passing run costs what it did: no trace dump, no extra process
@@ -77,16 +77,16 @@ check "a failing seed after three that passed: the seeds, its re-run and the pas
 # an OXL_SIM_TRACE_DUMP in the runner's environment reaches no process
 rm -f "$pkg/oxl-test-failures.txt"
 OXL_SIM_TRACE_DUMP="$tmp/stray" "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 >"$tmp/out" 2>"$tmp/err"
-check "OXL_SIM_TRACE_DUMP in the environment: no process writes it, the diff is made" sh -c "test ! -e '$tmp/stray' && grep -q 'trace diff: seed 5 (22 events)' '$tmp/out'"
+check "OXL_SIM_TRACE_DUMP in the environment: no process writes it, the diff is made" sh -c "test ! -e '$tmp/stray' && grep -q 'trace diff: seed 5 (21 events)' '$tmp/out'"
 
 
 rm -f "$pkg/oxl-test-failures.txt"
 "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 --format tap >"$tmp/out" 2>"$tmp/err"
-check "TAP: the YAML block has the trace diff" has '      trace_diff: "trace diff: seed 5 (22 events) against seed 4 (23 events), the last that passed' "$tmp/out"
+check "TAP: the YAML block has the trace diff" has '      trace_diff: "trace diff: seed 5 (21 events) against seed 4 (22 events), the last that passed' "$tmp/out"
 check "TAP: and what everyone was doing" has '      doing: "what everyone was doing at 1.000000000s of virtual time:\n  task 1 on process: the test'"'"'s harness, waiting for its body to end at lossy.oxl:18"' "$tmp/out"
 rm -f "$pkg/oxl-test-failures.txt"
 "$oxl" test "$pkg" -j 1 --exact "$lossy" --seeds 2..=30 --format json >"$tmp/out" 2>"$tmp/err"
-check "JSON: the test event's trace_diff, with and without task events" has '"trace_diff":{"seed":5,"against_seed":4,"compared":true,"events":22,"against_events":23,"cut":false,"all":{"common_prefix":8,"first_difference":"#8 @0.000000000s seq=2 task      done task 3 on store-0","against_event":"#8 @0.000000000s seq=2 task      done task 2 on api-0","context":[]},"without_tasks":{"common_prefix":11,"first_difference":"#18 @0.003474353s seq=4 drop      store-0 -> api-0 (random drop)","against_event":"#19 @0.005875701s seq=4 deliver   store-0 -> api-0 (17 bytes)","context":["#17 @0.003474353s seq=4 send      store-0 -> api-0 (17 bytes)"]}}' "$tmp/out"
+check "JSON: the test event's trace_diff, with and without task events" has '"trace_diff":{"seed":5,"against_seed":4,"compared":true,"events":21,"against_events":22,"cut":false,"all":{"common_prefix":8,"first_difference":"#8 @0.000000000s seq=2 task      done task 3 on store-0","against_event":"#8 @0.000000000s seq=2 task      done task 2 on api-0","context":[]},"without_tasks":{"common_prefix":11,"first_difference":"#18 @0.003474353s seq=4 drop      store-0 -> api-0 (random drop)","against_event":"#18 @0.005875701s seq=4 deliver   store-0 -> api-0 (17 bytes)","context":["#17 @0.003474353s seq=4 send      store-0 -> api-0 (17 bytes)"]}}' "$tmp/out"
 
 # a schedule fixes the run's choices, not its settings: replayed under a
 # time limit that ends the run before the assert, it fails another way,

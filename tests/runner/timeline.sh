@@ -42,7 +42,7 @@ name='no order charged twice, no stock lost'
 st=$?
 check "the failing seed: status 1" test "$st" -eq 1
 check "the page is written" test -s "$tmp/shop.html"
-check "it says so" grep -qF "timeline of seed 4 (panicked, 669 events, 6 nodes) written to shop.html" "$tmp/err"
+check "it says so" grep -qF "timeline of seed 4 (panicked, 587 events, 6 nodes) written to shop.html" "$tmp/err"
 check "the reproduce line in the page" grep -qF "<code>oxl test shop --exact 'no order charged twice, no stock lost' --seed 4</code>" "$tmp/shop.html"
 # (the one address in it is the SVG namespace, a name, never loaded)
 check "self-contained: no external script, sheet, image, frame or address" sh -c \
@@ -86,7 +86,7 @@ check "#event=$drop: the dropped message outlined, its details shown" sh -c \
 browse --dump-dom "file://$tmp/shop.html#trace" >"$tmp/trace.dom"
 check "#trace: the trace as text, the drop among its lines" sh -c \
     "grep -qE '^#$drop @0s drop +api-0 -&gt; storage-0 \(link cut\)$' '$tmp/trace.dom' &&
-     [ \$(grep -oE '#[0-9]+ @[0-9.]+s ' '$tmp/trace.dom' | wc -l) -eq 669 ]"
+     [ \$(grep -oE '#[0-9]+ @[0-9.]+s ' '$tmp/trace.dom' | wc -l) -eq 587 ]"
 
 rm -f "$shot"
 browse --window-size=1280,760 --screenshot="$shot" "file://$tmp/shop.html" >/dev/null

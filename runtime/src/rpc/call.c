@@ -30,7 +30,7 @@ static int64_t fail_with(oxl_word *out, int64_t status, const char *message) {
     return status;
 }
 
-static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
+RPC_HOT static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
     for (size_t i = 0; i < rn->npending; i++)
         if (rn->pending[i].id == id) {
             if (at) *at = i;
@@ -39,18 +39,28 @@ static rpc_pending *pending_find(rpc_node *rn, uint64_t id, size_t *at) {
     return NULL;
 }
 
-static void pending_remove(rpc_node *rn, uint64_t id) {
+/* The call ends: an answer it holds and did not take goes too. */
+RPC_HOT static void pending_remove(rpc_run *r, rpc_node *rn, uint64_t id) {
     size_t i;
     if (!pending_find(rn, id, &i)) return;
+    rpc_reply_give(r, rn->pending[i].held);
     rn->pending[i] = rn->pending[--rn->npending];
 }
 
-/* Hands a reply to the waiting call, or drops it when there is none (a
- * late answer, one to a dead incarnation, a duplicate). */
-static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
+/* Hands a reply to the waiting call (held when the caller is not waiting
+ * right now), or drops it when there is none (a late answer, one to a
+ * dead incarnation) or it holds one already (a duplicate). */
+RPC_HOT static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, rpc_reply *rep, const oxl_service *s,
                     int64_t method) {
     rpc_pending *p = pending_find(rn, id, NULL);
-    if (!p || !oxl_chan_offer(p->chan, &rep)) {
+    bool taken = false;
+    if (p && oxl_task_hand(p->waiter, rep)) {
+        taken = true;
+    } else if (p && !p->held) {
+        p->held = rep;
+        taken = true;
+    }
+    if (!taken) {
         rpc_trace(rn, server, id, p ? "duplicate answer dropped" : "late answer dropped", s, method);
         rpc_reply_give(r, rep);
         return;
@@ -61,7 +71,7 @@ static void deliver(rpc_run *r, rpc_node *rn, uint64_t id, oxl_node_id server, r
         rpc_trace(rn, server, id, rep->status == OXL_RPC_PANIC ? "panicked" : "crashed", s, method);
 }
 
-void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
+RPC_HOT void rpc_take_answer(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *p,
                      const unsigned char *end, const oxl_service *s, int64_t method) {
     size_t len = (size_t)(end - p);
     rpc_reply *rep = rpc_reply_take(r, len);
@@ -92,14 +102,19 @@ static char *servers_text(rpc_run *r, const oxl_service *s) {
     return text;
 }
 
-/* A live node serving s, or NULL. */
-static rpc_node *choose(rpc_run *r, const oxl_service *s) {
+/* A live node serving s, or NULL. The first 64 candidates are noted on
+ * the way, so the common case walks the nodes once. */
+RPC_HOT static rpc_node *choose(rpc_run *r, const oxl_service *s) {
     oxl_world *w = r->world;
-    size_t live = 0;
+    size_t live = 0, seen[64];
     for (size_t i = 0; i < r->nnodes; i++)
-        if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i)) live++;
+        if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i)) {
+            if (live < sizeof seen / sizeof seen[0]) seen[live] = i;
+            live++;
+        }
     if (!live) return NULL;
     uint64_t pick = live > 1 ? oxl_rng_below(&r->rng, live) : 0; /* no draw without a choice */
+    if (pick < sizeof seen / sizeof seen[0]) return &r->nodes[seen[pick]];
     for (size_t i = 0; i < r->nnodes; i++)
         if (r->nodes[i].hooked && rpc_serves(&r->nodes[i], s) && oxl_world_is_up(w, (oxl_node_id)i) && pick-- == 0)
             return &r->nodes[i];
@@ -125,7 +140,7 @@ static void print_call_note(const void *arg, char *buf, size_t cap) {
              (long long)(n->until / OXL_SEC), (long long)(n->until % OXL_SEC));
 }
 
-static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_service *s, int64_t method,
+RPC_HOT static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_service *s, int64_t method,
                       const oxl_word *args, int64_t deadline, oxl_word *out, const char *file, int line) {
     const oxl_rpc_method *m = &s->methods[method];
     if (me->npending >= OXL_RPC_MAX_PENDING)
@@ -147,9 +162,8 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
         me->cap_pending = me->cap_pending ? me->cap_pending * 2 : 8;
         me->pending = rpc_xrealloc(me->pending, me->cap_pending * sizeof *me->pending);
     }
-    oxl_chan *chan = rpc_chan_take(r);
     oxl_node_id to = oxl_node_world_id(target->node);
-    me->pending[me->npending++] = (rpc_pending){id, chan, to};
+    me->pending[me->npending++] = (rpc_pending){id, oxl_task_handle(oxl_task_self()), NULL, to};
     rpc_trace_hot(me, to, id, RPC_HOT_CALL, s, method);
     oxl_ctx_send(c, to, frame->data, frame->len);
 
@@ -160,15 +174,19 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     oxl_task_wait_note_fn(print_call_note, &note);
     oxl_node_id me_id = me->id;
     for (;;) {
-        rpc_reply *rep = NULL;
-        oxl_chan_status st;
-        oxl_select_case sc = {chan, false, &rep};
-        oxl_time_ns left = until - oxl_world_now(r->world);
-        size_t got = oxl_select_at(&sc, 1, left > 0 ? left : 0, &st, file, line);
+        /* an answer held (one that came while this task was not waiting)
+         * first, as a select takes a ready case before it waits */
+        rpc_pending *waiting = pending_find(me, id, NULL);
+        rpc_reply *rep = waiting ? waiting->held : NULL;
+        if (rep) {
+            waiting->held = NULL;
+        } else {
+            oxl_time_ns left = until - oxl_world_now(r->world);
+            rep = oxl_task_await_at(left > 0 ? left : 0, file, line);
+        }
         if (me != &r->process) me = &r->nodes[me_id]; /* the node table may have grown meanwhile */
-        if (got == 1) { /* the deadline */
-            pending_remove(me, id);
-            rpc_chan_give(r, chan);
+        if (!rep) { /* the deadline */
+            pending_remove(r, me, id);
             rpc_trace(me, to, id, "deadline", s, method);
             char *msg = rpc_strf("no answer from %s within %s (%s.%s)", oxl_node_name(note.target),
                                  oxl_str_cstr(oxl_dur_to_str(deadline)), s->name, m->name);
@@ -178,8 +196,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
             return status;
         }
         if (rep->status != OXL_RPC_OK) {
-            pending_remove(me, id);
-            rpc_chan_give(r, chan);
+            pending_remove(r, me, id);
             int64_t status = fail_with(out, rep->status, rep->message);
             rpc_reply_give(r, rep);
             oxl_task_wait_note(NULL);
@@ -191,8 +208,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
                   p == rep->data + rep->len;
         rpc_reply_give(r, rep);
         if (ok) {
-            pending_remove(me, id);
-            rpc_chan_give(r, chan);
+            pending_remove(r, me, id);
             oxl_task_wait_note(NULL);
             return OXL_RPC_OK;
         }
@@ -201,7 +217,7 @@ static int64_t remote(rpc_run *r, rpc_node *me, rpc_node *target, const oxl_serv
     }
 }
 
-int64_t oxl_rpc_call(const oxl_service *s, int64_t method, const oxl_word *args, int64_t deadline, oxl_string to,
+RPC_HOT int64_t oxl_rpc_call(const oxl_service *s, int64_t method, const oxl_word *args, int64_t deadline, oxl_string to,
                      oxl_word *out, const char *file, int line) {
     if (!s || method < 0 || method >= s->nmethods)
         oxl_panic_at(file, line, "oxl_rpc_call: no method %lld of service %s", (long long)method, s ? s->name : "?");

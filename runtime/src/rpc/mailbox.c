@@ -33,7 +33,7 @@ char *rpc_strf(const char *fmt, ...) {
     return s;
 }
 
-rpc_reply *rpc_reply_take(rpc_run *r, size_t len) {
+RPC_HOT rpc_reply *rpc_reply_take(rpc_run *r, size_t len) {
     rpc_reply *rep = r->nfree_replies ? r->free_replies[--r->nfree_replies] : NULL;
     if (!rep || rep->cap < len) {
         size_t cap = len < 64 ? 64 : len;
@@ -46,7 +46,7 @@ rpc_reply *rpc_reply_take(rpc_run *r, size_t len) {
     return rep;
 }
 
-void rpc_reply_give(rpc_run *r, rpc_reply *rep) {
+RPC_HOT void rpc_reply_give(rpc_run *r, rpc_reply *rep) {
     if (!rep) return;
     free(rep->message);
     rep->message = NULL;
@@ -56,7 +56,7 @@ void rpc_reply_give(rpc_run *r, rpc_reply *rep) {
         free(rep);
 }
 
-rpc_running *rpc_running_take(rpc_run *r, size_t len) {
+RPC_HOT rpc_running *rpc_running_take(rpc_run *r, size_t len) {
     rpc_running *ru = r->nfree_running ? r->free_running[--r->nfree_running] : NULL;
     size_t cap = ru ? ru->cap : 0;
     if (!ru || cap < len) {
@@ -67,7 +67,7 @@ rpc_running *rpc_running_take(rpc_run *r, size_t len) {
     return ru;
 }
 
-static void running_give(rpc_run *r, rpc_running *ru) {
+RPC_HOT static void running_give(rpc_run *r, rpc_running *ru) {
     if (r->nfree_running < RPC_FREE_RECORDS && ru->cap <= RPC_KEEP_BYTES)
         r->free_running[r->nfree_running++] = ru;
     else
@@ -97,13 +97,12 @@ static void run_fini(void *obj) {
     for (size_t i = 0; i < r->nfree_replies; i++) free(r->free_replies[i]);
     for (size_t i = 0; i < r->nfree_running; i++) free(r->free_running[i]);
     oxl_wire_buf_free(&r->scratch);
-    free(r->free_chans); /* the channels themselves are the run's */
 }
 
 static const char run_key = 0;
 
 /* The run's state, looked up once per run: every call step needs it. */
-rpc_run *rpc_run_get(void) {
+RPC_HOT rpc_run *rpc_run_get(void) {
     static _Thread_local uint64_t cached_run;
     static _Thread_local rpc_run *cached;
     uint64_t run = oxl_sched_run_id();
@@ -116,7 +115,7 @@ rpc_run *rpc_run_get(void) {
 static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg);
 static void on_crash(oxl_node *n, void *arg);
 
-rpc_node *rpc_node_of(rpc_run *r, oxl_node *n) {
+RPC_HOT rpc_node *rpc_node_of(rpc_run *r, oxl_node *n) {
     if (!n) return &r->process;
     oxl_node_id id = oxl_node_world_id(n);
     if ((size_t)id >= r->nnodes) {
@@ -145,19 +144,19 @@ rpc_node *rpc_node_by_id(rpc_run *r, oxl_node_id id) {
 
 const char *rpc_node_name(const rpc_node *rn) { return oxl_node_name(rn->node); }
 
-bool rpc_serves(const rpc_node *rn, const oxl_service *s) {
+RPC_HOT bool rpc_serves(const rpc_node *rn, const oxl_service *s) {
     for (size_t i = 0; i < rn->nserves; i++)
         if (rn->serves[i] == s) return true;
     return false;
 }
 
-const oxl_service *rpc_served_by_id(const rpc_node *rn, uint64_t id) {
+RPC_HOT const oxl_service *rpc_served_by_id(const rpc_node *rn, uint64_t id) {
     for (size_t i = 0; i < rn->nserves; i++)
         if ((uint64_t)rn->serves[i]->id == id) return rn->serves[i];
     return NULL;
 }
 
-oxl_ctx rpc_ctx(const rpc_node *rn) { return oxl_world_ctx(rn->world, rn->id); }
+RPC_HOT oxl_ctx rpc_ctx(const rpc_node *rn) { return oxl_world_ctx(rn->world, rn->id); }
 
 const char *rpc_label(char *buf, size_t cap, const char *what, const oxl_service *s, int64_t method) {
     if (s && method >= 0 && method < s->nmethods)
@@ -208,55 +207,22 @@ void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *wh
         char text[256];
         label = oxl_world_label(rn->world, rpc_label(text, sizeof text, what, s, method));
     }
-    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, label);
+    oxl_world_trace_rpc(rn->world, rn->id, peer, id, label);
 }
 
-void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
-                   int64_t method) {
+uint32_t rpc_hot_label_slow(rpc_run *r, rpc_hot_labels *e, int hot, const oxl_service *s, int64_t method) {
     static const char *const text[RPC_HOT_N] = {"call", "serve", "reply", "answer"};
-    if (!rn->node) return;
-    rpc_run *r = rn->run;
-    uint64_t h = ((uint64_t)(uintptr_t)s >> 4 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
-    rpc_hot_labels *e = &r->hot[h >> 58 & (RPC_HOT_SLOTS - 1)];
     if (e->svc != s || e->method != method) {
         e->svc = s;
         e->method = method;
         for (int i = 0; i < RPC_HOT_N; i++) e->label[i] = RPC_NO_LABEL;
     }
     if (e->label[hot] == RPC_NO_LABEL) e->label[hot] = label_of(r, text[hot], s, method);
-    oxl_ctx_trace_rpc(rpc_ctx(rn), peer, id, e->label[hot]);
+    return e->label[hot];
 }
 
-oxl_chan *rpc_chan_take(rpc_run *r) {
-    if (r->nfree_chans) return r->free_chans[--r->nfree_chans];
-    return oxl_chan_new(1, sizeof(rpc_reply *));
-}
 
-/* Given back empty: a reply still buffered (it came after the caller gave
- * up) is freed here. */
-void rpc_chan_give(rpc_run *r, oxl_chan *c) {
-    rpc_reply *late = NULL;
-    while (oxl_chan_poll(c, &late)) rpc_reply_give(r, late);
-    if (r->nfree_chans == r->cap_free_chans) {
-        r->cap_free_chans = r->cap_free_chans ? r->cap_free_chans * 2 : 16;
-        r->free_chans = rpc_xrealloc(r->free_chans, r->cap_free_chans * sizeof *r->free_chans);
-    }
-    r->free_chans[r->nfree_chans++] = c;
-}
-
-void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
-    if (!rpc_buf_room(b, RPC_HEADER_LEN)) return; /* 13 bytes fit any frame */
-    unsigned char *h = b->data + b->len;
-    h[0] = 'O';
-    h[1] = 'X';
-    h[2] = 'R';
-    h[3] = OXL_WIRE_VERSION;
-    h[4] = (unsigned char)kind;
-    for (int i = 0; i < 8; i++) h[5 + i] = (unsigned char)(id >> (8 * i));
-    b->len += RPC_HEADER_LEN;
-}
-
-void rpc_running_add(rpc_node *rn, rpc_running *ru) {
+RPC_HOT void rpc_running_add(rpc_node *rn, rpc_running *ru) {
     if (rn->nrunning == rn->cap_running) {
         rn->cap_running = rn->cap_running ? rn->cap_running * 2 : 8;
         rn->running = rpc_xrealloc(rn->running, rn->cap_running * sizeof *rn->running);
@@ -264,7 +230,7 @@ void rpc_running_add(rpc_node *rn, rpc_running *ru) {
     rn->running[rn->nrunning++] = ru;
 }
 
-void rpc_running_remove(rpc_run *r, rpc_node *rn, const rpc_running *ru) {
+RPC_HOT void rpc_running_remove(rpc_run *r, rpc_node *rn, const rpc_running *ru) {
     for (size_t i = rn->nrunning; i-- > 0;) {
         if (rn->running[i] != ru) continue;
         running_give(r, rn->running[i]);
@@ -282,15 +248,14 @@ static void malformed(rpc_node *rn, oxl_node_id from, uint64_t id, const char *w
     rpc_trace(rn, from, id, label, NULL, -1);
 }
 
-static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg) {
+RPC_HOT static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t len, void *arg) {
     rpc_run *r = arg;
     rpc_node *rn = rpc_node_of(r, n);
     const unsigned char *p = data, *end = p + len;
     if (len < RPC_HEADER_LEN || p[0] != 'O' || p[1] != 'X' || p[2] != 'R')
         return malformed(rn, from, 0, "not an rpc frame");
     uint8_t version = p[3], kind = p[4];
-    uint64_t id = 0;
-    for (int i = 0; i < 8; i++) id |= (uint64_t)p[5 + i] << (8 * i);
+    uint64_t id = rpc_load_u64le(p + 5);
     p += RPC_HEADER_LEN;
     if (version != OXL_WIRE_VERSION) return malformed(rn, from, id, "another wire version");
     if (kind == RPC_REQ) return rpc_take_request(r, rn, from, id, data, len, p, end);
@@ -311,7 +276,8 @@ static void on_message(oxl_node *n, oxl_node_id from, const void *data, size_t l
 static void drop_tables(rpc_run *r, rpc_node *rn) {
     for (size_t i = 0; i < rn->nrunning; i++) running_give(r, rn->running[i]);
     rn->nrunning = 0;
-    for (size_t i = 0; i < rn->npending; i++) rpc_chan_give(r, rn->pending[i].chan);
+    rn->nidle = 0; /* parked workers: cancelled with the node's other tasks */
+    for (size_t i = 0; i < rn->npending; i++) rpc_reply_give(r, rn->pending[i].held);
     rn->npending = 0;
     for (size_t i = 0; i < rn->nanswered; i++) { /* the slots past nanswered hold no frame */
         free(rn->answered[i].frame);

@@ -18,8 +18,12 @@
 
 #if defined(__GNUC__)
 #define RPC_HIDDEN __attribute__((visibility("hidden")))
+/* On every call's path: placed together (.text.hot), so a call's code
+ * shares few instruction cache sets with itself. */
+#define RPC_HOT __attribute__((hot))
 #else
 #define RPC_HIDDEN
+#define RPC_HOT
 #endif
 
 /* Frame kinds, one line each with its layout after the header. */
@@ -36,6 +40,7 @@ enum {
 #define RPC_ID_COUNT_BITS 40
 #define RPC_FREE_RECORDS 16     /* replies and request records kept for reuse */
 #define RPC_KEEP_BYTES 4096     /* a record bigger than this is freed, not kept */
+#define RPC_IDLE_WORKERS 8      /* handler tasks a node keeps parked for its next requests */
 
 /* ---- wire.c: bytes ----
  * Every frame passes through these several times a call: the common case
@@ -68,7 +73,14 @@ static inline bool rpc_put_u64(oxl_wire_buf *b, uint64_t v) {
     return true;
 }
 static inline bool rpc_put_uvarint(oxl_wire_buf *b, uint64_t v) {
-    return v < 0x80 ? rpc_put_u8(b, (uint8_t)v) : rpc_put_uvarint_long(b, v);
+    if (v < 0x80) return rpc_put_u8(b, (uint8_t)v);
+    if (v < 0x4000 && rpc_buf_room(b, 2)) { /* two bytes: a call count, a small Int */
+        b->data[b->len] = (unsigned char)(v | 0x80);
+        b->data[b->len + 1] = (unsigned char)(v >> 7);
+        b->len += 2;
+        return true;
+    }
+    return rpc_put_uvarint_long(b, v);
 }
 static inline bool rpc_get_u8(const unsigned char **p, const unsigned char *end, uint8_t *v) {
     if (*p >= end) return false;
@@ -84,11 +96,36 @@ static inline bool rpc_get_u64(const unsigned char **p, const unsigned char *end
     return true;
 }
 static inline bool rpc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *v) {
-    if (*p < end && **p < 0x80) { /* one byte: its own value, 0 included */
-        *v = *(*p)++;
+    const unsigned char *at = *p;
+    if (at < end && at[0] < 0x80) { /* one byte: its own value, 0 included */
+        *v = at[0];
+        *p = at + 1;
+        return true;
+    }
+    if (end - at >= 2 && at[1] < 0x80 && at[1] != 0) { /* two (a zero second byte is overlong) */
+        *v = (uint64_t)(at[0] & 0x7f) | (uint64_t)at[1] << 7;
+        *p = at + 2;
         return true;
     }
     return rpc_get_uvarint_long(p, end, v);
+}
+
+/* A frame's call id: 8 bytes, little-endian. */
+static inline void rpc_store_u64le(unsigned char *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+#endif
+}
+static inline uint64_t rpc_load_u64le(const unsigned char *p) {
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, p, 8);
+#else
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+#endif
+    return v;
 }
 
 /* A value as an argument or result: scalars (Int, Duration, Instant: a
@@ -124,10 +161,14 @@ typedef struct rpc_reply {
     unsigned char data[]; /* OK: the result's bytes */
 } rpc_reply;
 
-/* A call of this node waiting for its answer. */
+/* A call of this node waiting for its answer. An answer is handed to
+ * the waiting task, or, when it is not waiting (woken by its deadline and
+ * not yet run, or cancelled), kept in the one place `held` (a further one
+ * is a duplicate): what a channel of capacity 1 would do. */
 typedef struct rpc_pending {
     uint64_t id;
-    oxl_chan *chan;       /* capacity 1: the rpc_reply * */
+    uint64_t waiter;      /* oxl_task_handle of the calling task */
+    rpc_reply *held;      /* an answer that came while the caller was not waiting */
     oxl_node_id target;
 } rpc_pending;
 
@@ -167,6 +208,8 @@ typedef struct rpc_node {
     size_t npending, cap_pending;
     rpc_running **running;  /* each record stays put: its handler task holds it */
     size_t nrunning, cap_running;
+    oxl_task *idle[RPC_IDLE_WORKERS]; /* handler tasks parked for the next request, the latest last */
+    size_t nidle;
     rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
     size_t nanswered, answered_next;
     /* (from, id) -> an entry (0: empty) of the answered slot + 1, the
@@ -203,8 +246,6 @@ typedef struct rpc_run {
     size_t nnodes;
     rpc_node process;     /* the process node (no World id): local calls only */
     oxl_rng rng;          /* which node serves a call: a stream of its own */
-    oxl_chan **free_chans;
-    size_t nfree_chans, cap_free_chans;
     oxl_wire_buf scratch; /* a frame being written: sent (copied) before anything else runs */
     oxl_world *world;
     rpc_hot_labels hot[RPC_HOT_SLOTS];
@@ -230,21 +271,39 @@ RPC_HIDDEN const char *rpc_label(char *buf, size_t cap, const char *what, const 
  * NULL any text (interned each time). */
 RPC_HIDDEN void rpc_trace(const rpc_node *rn, oxl_node_id peer, uint64_t id, const char *what,
                           const oxl_service *s, int64_t method);
+/* A hot slot's label, filled in on first use (mailbox.c). */
+RPC_HIDDEN uint32_t rpc_hot_label_slow(rpc_run *r, rpc_hot_labels *e, int hot, const oxl_service *s, int64_t method);
 /* The same event as rpc_trace with what "call", "serve", "reply" or
- * "answer" (RPC_HOT_*), its label found without a lookup. */
-RPC_HIDDEN void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
-                              int64_t method);
+ * "answer" (RPC_HOT_*), its label found without a lookup: inline, as four
+ * of these run in every call. */
+static inline void rpc_trace_hot(const rpc_node *rn, oxl_node_id peer, uint64_t id, int hot, const oxl_service *s,
+                                 int64_t method) {
+    if (!rn->node) return; /* the process node is not in the World */
+    rpc_run *r = rn->run;
+    uint64_t h = ((uint64_t)(uintptr_t)s >> 4 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
+    rpc_hot_labels *e = &r->hot[h >> 58 & (RPC_HOT_SLOTS - 1)];
+    uint32_t label = e->svc == s && e->method == method ? e->label[hot] : RPC_NO_LABEL;
+    if (__builtin_expect(label == RPC_NO_LABEL, 0)) label = rpc_hot_label_slow(r, e, hot, s, method);
+    oxl_world_trace_rpc(rn->world, rn->id, peer, id, label);
+}
 RPC_HIDDEN void *rpc_xrealloc(void *p, size_t n);
 RPC_HIDDEN char *rpc_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A reply record with room for len bytes (status OK, no message), and its
  * return (message freed; NULL is fine). */
 RPC_HIDDEN rpc_reply *rpc_reply_take(rpc_run *r, size_t len);
 RPC_HIDDEN void rpc_reply_give(rpc_run *r, rpc_reply *rep);
-/* A channel for one call's answer, reused across calls. */
-RPC_HIDDEN oxl_chan *rpc_chan_take(rpc_run *r);
-RPC_HIDDEN void rpc_chan_give(rpc_run *r, oxl_chan *c);
-/* Writes a frame header. */
-RPC_HIDDEN void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id);
+/* Writes a frame header (13 bytes fit any frame: nothing can fail). */
+static inline void rpc_put_header(oxl_wire_buf *b, int kind, uint64_t id) {
+    if (!rpc_buf_room(b, RPC_HEADER_LEN)) return;
+    unsigned char *h = b->data + b->len;
+    h[0] = 'O';
+    h[1] = 'X';
+    h[2] = 'R';
+    h[3] = OXL_WIRE_VERSION;
+    h[4] = (unsigned char)kind;
+    rpc_store_u64le(h + 5, id);
+    b->len += RPC_HEADER_LEN;
+}
 /* A request record with room for len bytes of frame, zeroed but for cap. */
 RPC_HIDDEN rpc_running *rpc_running_take(rpc_run *r, size_t len);
 RPC_HIDDEN void rpc_running_add(rpc_node *rn, rpc_running *ru);

@@ -2,9 +2,9 @@
  * boot, the requests that reach it (duplicates answered once), the
  * handler tasks, and calls a node serves itself.
  *
- * A request runs its handler in a task of its own on the serving node,
- * spawned when the frame arrives; the answer goes back as another World
- * message. A duplicate of a request still running is dropped; one of a
+ * A request runs its handler in a task of its own on the serving node
+ * when the frame arrives: a worker the node keeps parked since its last
+ * request, or a new one; the answer goes back as another World message. A duplicate of a request still running is dropped; one of a
  * request already answered gets the same answer again, so a handler runs
  * once per request and incarnation. */
 #include "rpc/rpc_internal.h"
@@ -119,7 +119,7 @@ static rpc_answered *answered_find(rpc_node *rn, oxl_node_id from, uint64_t id) 
     return e ? &rn->answered[IX_SLOT(e) - 1] : NULL;
 }
 
-static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
+RPC_HOT static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
     size_t slot = rn->answered_next;
     rpc_answered *a = &rn->answered[slot];
     if (rn->nanswered == OXL_RPC_DEDUP) /* the oldest goes */
@@ -140,11 +140,10 @@ static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire
     rn->answered_next = (rn->answered_next + 1) % OXL_RPC_DEDUP;
 }
 
-/* The handler's task: decode, run, answer. A crash of the node ends it at
- * a wait, and on_crash frees its record. */
-static void *handler_task(void *arg) {
-    rpc_running *ru = arg;
-    oxl_task_detach(oxl_task_self());
+/* One request on a handler task: decode, run, answer; its record given
+ * back. A crash of the node ends the task at a wait, and on_crash frees
+ * the record. */
+RPC_HOT static void serve_one(rpc_running *ru) {
     rpc_run *r = ru->run;
     rpc_node *rn = &r->nodes[ru->node]; /* not kept across the entry: the table may grow */
     const oxl_service *s = ru->svc;
@@ -159,13 +158,13 @@ static void *handler_task(void *arg) {
         if (!rpc_decode(&p, end, m->params[i], &args[i], err, sizeof err)) {
             rpc_trace(rn, ru->from, ru->id, "malformed request dropped", s, ru->method);
             rpc_running_remove(r, rn, ru);
-            return NULL;
+            return;
         }
     }
     if (p != end) {
         rpc_trace(rn, ru->from, ru->id, "malformed request dropped", s, ru->method);
         rpc_running_remove(r, rn, ru);
-        return NULL;
+        return;
     }
     oxl_word result = m->entry(args);
     rn = &r->nodes[ru->node];
@@ -181,10 +180,29 @@ static void *handler_task(void *arg) {
     oxl_ctx_send(rpc_ctx(rn), ru->from, frame->data, frame->len);
     remember(rn, ru->from, ru->id, frame);
     rpc_running_remove(r, rn, ru);
-    return NULL;
+    return;
 }
 
-void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *frame,
+/* A handler task: a request, then, parked, each next request the node
+ * hands it, so that a node answering one call after another spawns no
+ * task per request. A worker beyond the node's idle room ends. */
+RPC_HOT static void *worker_task(void *arg) {
+    rpc_running *ru = arg;
+    oxl_task *self = oxl_task_self();
+    oxl_task_detach(self);
+    rpc_run *r = ru->run;
+    oxl_node_id node = ru->node;
+    for (;;) {
+        serve_one(ru);
+        rpc_node *rn = &r->nodes[node]; /* the table may have grown meanwhile */
+        if (rn->nidle == RPC_IDLE_WORKERS) return NULL;
+        rn->idle[rn->nidle++] = self;
+        ru = oxl_task_park_at(__FILE__, __LINE__);
+        if (!ru) return NULL;
+    }
+}
+
+RPC_HOT void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, const unsigned char *frame,
                       size_t len, const unsigned char *p, const unsigned char *end) {
     uint64_t svc_id, method;
     const oxl_service *s;
@@ -214,7 +232,12 @@ void rpc_take_request(rpc_run *r, rpc_node *rn, oxl_node_id from, uint64_t id, c
     ru->len = len;
     memcpy(ru->req, frame, len);
     const oxl_rpc_method *m = &s->methods[method];
-    oxl_task *t = oxl_spawn_on_node_at(rn->node, handler_task, ru, m->file, (int)m->line);
+    oxl_task *t = NULL;
+    while (!t && rn->nidle) { /* a parked worker takes it, as a new task would */
+        oxl_task *w = rn->idle[--rn->nidle];
+        if (oxl_task_unpark(w, ru, m->file, (int)m->line)) t = w;
+    }
+    if (!t) t = oxl_spawn_on_node_at(rn->node, worker_task, ru, m->file, (int)m->line);
     if (!t) { /* the run is stopping */
         free(ru);
         return;

@@ -196,6 +196,15 @@ static void describe_wait(const oxl_sched *s, const oxl_task *t, char *buf, size
         format_instant(when, sizeof when, t->wait_until);
         snprintf(buf, cap, "sleeping until %s", when);
         return;
+    case WAIT_PARK: snprintf(buf, cap, "idle"); return;
+    case WAIT_HANDOFF:
+        if (t->wake_handle) {
+            format_instant(when, sizeof when, t->wait_until);
+            snprintf(buf, cap, "awaiting a handoff until %s", when);
+        } else {
+            snprintf(buf, cap, "awaiting a handoff");
+        }
+        return;
     case WAIT_NONE: break;
     }
     snprintf(buf, cap, "%s", t->state == TASK_READY ? "ready to run" : "running");
@@ -226,7 +235,8 @@ static void append_state(oxl_sched *s) {
     size_t n = 0;
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
         oxl_task *t = s->tasks[i];
-        if (t && t->state != TASK_DONE && t->state != TASK_CANCELLED && (waiting || t->state != TASK_RUNNING))
+        if (t && t->state != TASK_DONE && t->state != TASK_CANCELLED && (waiting || t->state != TASK_RUNNING) &&
+            t->wait != WAIT_PARK) /* an idle worker waits for nothing the program did */
             live[n++] = t;
     }
     qsort(live, n, sizeof *live, cmp_task_id);

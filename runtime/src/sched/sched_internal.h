@@ -30,6 +30,8 @@ typedef enum sched_wait_kind {
     WAIT_SELECT,
     WAIT_JOIN,
     WAIT_SLEEP,
+    WAIT_PARK,    /* idle, for a job handed by oxl_task_unpark (park.c) */
+    WAIT_HANDOFF, /* for one handoff with a deadline (oxl_task_await_at, park.c) */
 } sched_wait_kind;
 
 /* One pending channel operation of a blocked task; lives on the task's
@@ -90,6 +92,7 @@ struct oxl_task {
     int64_t priority;           /* PCT */
     oxl_task_fn fn;
     void *arg, *result;
+    void *handed;               /* park.c: the job oxl_task_unpark gave it */
     struct oxl_task *joiners;   /* tasks blocked joining this one */
     uint32_t njoining;          /* tasks in oxl_join on this one, blocked or woken and not yet
                                    back: the record stays until the last has read it */

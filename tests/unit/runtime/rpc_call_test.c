@@ -51,14 +51,19 @@ static oxl_word hits(const oxl_word *a) {
     (void)a;
     return state()[0];
 }
+/* The handler's task, after a sleep of a[0]: which worker ran it. */
+static oxl_word task_of(const oxl_word *a) {
+    if ((int64_t)a[0] > 0) oxl_sleep((int64_t)a[0]);
+    return (oxl_word)oxl_task_id(oxl_task_self());
+}
 
-enum { M_ADD, M_SLOW, M_BOOM, M_WHO, M_HITS };
+enum { M_ADD, M_SLOW, M_BOOM, M_WHO, M_HITS, M_TASK };
 static const oxl_rpc_method methods[] = {
     {"add", add, 2, two_ints, &d_int, "counter.oxl", 10},   {"slow", slow, 1, one_dur, &d_none, "counter.oxl", 20},
     {"boom", boom, 0, NULL, &d_none, "counter.oxl", 40},    {"who", who, 0, NULL, &d_str, "counter.oxl", 50},
-    {"hits", hits, 0, NULL, &d_int, "counter.oxl", 60},
+    {"hits", hits, 0, NULL, &d_int, "counter.oxl", 60},     {"task", task_of, 1, one_dur, &d_int, "counter.oxl", 70},
 };
-static const oxl_service counter = {"Counter", 7, 1, counter_init, counter_start, 5, methods};
+static const oxl_service counter = {"Counter", 7, 1, counter_init, counter_start, 6, methods};
 
 /* ---- a scenario: node a (the caller), b and c serving Counter ---- */
 
@@ -217,6 +222,47 @@ static void s_local(void *p) {
     o[1] = call(M_WHO, 0, 0, OXL_RPC_NO_DEADLINE, NULL);
 }
 
+/* Handler tasks are kept: calls one after another run on one task of b,
+ * two at once on two, and a crash ends the parked ones with the node. */
+static outcome concurrent[2];
+static void *concurrent_caller(void *arg) {
+    int i = (int)(intptr_t)arg;
+    concurrent[i] = call(M_TASK, 100 * OXL_MS, 0, OXL_RPC_NO_DEADLINE, "b");
+    return NULL;
+}
+
+static void s_workers(void *p) {
+    outcome *o = p;
+    o[0] = call(M_TASK, 0, 0, OXL_RPC_NO_DEADLINE, "b");
+    o[1] = call(M_TASK, 0, 0, OXL_RPC_NO_DEADLINE, "b");
+    oxl_node *a = oxl_node_current();
+    oxl_task *t0 = oxl_spawn_on_node(a, concurrent_caller, (void *)(intptr_t)0);
+    oxl_task *t1 = oxl_spawn_on_node(a, concurrent_caller, (void *)(intptr_t)1);
+    oxl_join(t0, NULL);
+    oxl_join(t1, NULL);
+    o[2] = concurrent[0];
+    o[3] = concurrent[1];
+    o[4] = call(M_TASK, 0, 0, OXL_RPC_NO_DEADLINE, "b");
+    o[5].value = oxl_task_unpark(oxl_task_self(), NULL, __FILE__, __LINE__); /* not parked: refused */
+    int job = 1;
+    o[5].value += oxl_task_hand(oxl_task_handle(oxl_task_self()), &job); /* not awaiting: refused */
+    o[5].value += oxl_task_await_at(0, __FILE__, __LINE__) != NULL;      /* no time to wait: at once */
+    /* a caller cancelled while it awaits its answer: the answer, when it
+     * comes, finds no task to hand it to, and nothing breaks */
+    oxl_task *gone = oxl_spawn_on_node(a, concurrent_caller, (void *)(intptr_t)0);
+    oxl_sleep(10 * OXL_MS);
+    oxl_task_cancel_at_wait(gone);
+    o[5].text[0] = oxl_join(gone, NULL) == OXL_JOIN_CANCELLED ? 'c' : '?';
+    oxl_sleep(200 * OXL_MS);
+    oxl_node_restart(oxl_node_by_name("b"));
+    oxl_sleep(OXL_MS);
+    o[6] = call(M_TASK, 0, 0, OXL_RPC_NO_DEADLINE, "b");
+    o[7] = call(M_BOOM, 0, 0, OXL_RPC_NO_DEADLINE, "b"); /* on a reused task */
+    oxl_sleep(OXL_MS);
+    o[8] = call(M_TASK, 0, 0, 100 * OXL_MS, "c");
+    oxl_panic_at("scenario.c", 1, "the scenario's end"); /* a report, with c's worker parked */
+}
+
 /* More calls than a node remembers answers for, from tasks of several
  * nodes calling at once, every message duplicated with a latency of its own: the ring of
  * answered requests wraps while duplicates come late (other answers
@@ -363,6 +409,30 @@ int main(void) {
     tap_is_int(o[0].value, 0, "  every one answers its own sum");
     tap_is_int(o[1].value, MANY_TASKS * MANY_EACH, "  and each handler ran once, past the %d answers a node remembers",
                OXL_RPC_DEDUP);
+    oxl_sched_result_free(&r);
+
+    outcome w[9];
+    memset(w, 0, sizeof w);
+    r = run(15, s_workers, w);
+    tap_ok(w[0].status == OXL_RPC_OK && w[1].status == OXL_RPC_OK && w[0].value > 0,
+           "calls to b one after another (handler task %lld)", (long long)w[0].value);
+    tap_is_int(w[1].value, w[0].value, "  run on the same handler task: b keeps it parked between requests");
+    tap_ok(w[2].status == OXL_RPC_OK && w[3].status == OXL_RPC_OK && w[2].value != w[3].value,
+           "two calls at once run on two tasks (%lld, %lld)", (long long)w[2].value, (long long)w[3].value);
+    tap_ok(w[2].value == w[0].value || w[3].value == w[0].value, "  one of them the parked one");
+    tap_ok(w[4].value == w[2].value || w[4].value == w[3].value, "  and the next call runs on one of those two");
+    tap_is_int(w[5].value, 0, "oxl_task_unpark of a task that is not parked, oxl_task_hand to one not awaiting: refused");
+    tap_is_str(w[5].text, "c", "a caller cancelled while it awaits its answer ends so, the answer arriving later");
+    tap_ok(w[6].status == OXL_RPC_OK && w[6].value > w[3].value && w[6].value > w[2].value,
+           "after b's restart a call runs on a new task (%lld): the parked ones ended with the crash",
+           (long long)w[6].value);
+    tap_is_str(w[7].kind, "panic", "a handler that panics on a reused task: RpcError panic");
+    tap_contains(w[7].message, "Counter.boom panicked on b: boom", "  naming the handler (%s)", w[7].message);
+    tap_is_int(w[8].status, OXL_RPC_OK, "c answers");
+    tap_contains(r.report ? r.report : "", "the scenario's end", "the scenario ends with a report");
+    tap_contains(r.report ? r.report : "", "what everyone was doing", "  with what everyone was doing");
+    tap_ok(!strstr(r.report ? r.report : "", " on c:") && !strstr(r.report ? r.report : "", "idle"),
+           "  which leaves out c's parked handler task");
     oxl_sched_result_free(&r);
 
     /* the same seed: the same trace, in another run of this process */
