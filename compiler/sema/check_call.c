@@ -137,8 +137,7 @@ sema_type *sema_check_call_args(sema_ctx *c, ast_node *call, const sema_sig *sig
             diag_report(c->d, DIAG_ERROR, sema_end_span(call->span), "missing argument '%s' in call to %s",
                         sig->params[k].name ? sig->params[k].name : "_", sig->what);
         /* a default is generated at each call that leaves it out */
-        uint64_t bytes = given[k] || !sig->params[k].dflt ? 0 : sema_const_string_bytes(c, sig->params[k].dflt);
-        if (bytes && !sema_charge_const_work(c, call, bytes))
+        if (!given[k] && sig->params[k].dflt && !sema_charge_default(c, call, sig->params[k].dflt))
             return c->t_error;
     }
     return sig->result;

@@ -560,14 +560,16 @@ static sema_type *unify(sema_ctx *c, sema_type *acc, ast_node *el, bool *has_non
  * constant's name: outside a function (`const L = [S, S]`) code generation
  * still emits it, in the constant's own function, where a use in code was
  * charged where it is (sema_value_of_sym) and a default's copies where
- * they are made (sema_const_string_bytes). */
+ * they are made (sema_charge_default). */
 static bool charge_const_element(sema_ctx *c, const ast_node *x) {
     const sema_const *k = sema_const_of(c, x);
     const sema_sym *s = x->sym;
     return sema_emits_uses(c) || c->in_default || !s || s->kind != SYM_CONST || k->kind != CV_STRING || sema_charge_const_work(c, x, k->slen);
 }
 
-uint64_t sema_const_string_bytes(const sema_ctx *c, const ast_node *e) {
+/* Bytes of String constants that code generation emits for one more copy
+ * of the checked constant expression e (a default left out at a use). */
+static uint64_t const_string_bytes(const sema_ctx *c, const ast_node *e) {
     const sema_const *k = sema_const_of(c, e);
     if (!k)
         return 0;
@@ -580,10 +582,15 @@ uint64_t sema_const_string_bytes(const sema_ctx *c, const ast_node *e) {
     uint64_t n = 0;
     for (uint32_t i = 0; i < e->list.len; i++) {
         const ast_node *x = e->list.items[i];
-        n += e->kind == AST_MAP_LIT ? sema_const_string_bytes(c, x->a) + sema_const_string_bytes(c, x->b)
-                                    : sema_const_string_bytes(c, x);
+        n += e->kind == AST_MAP_LIT ? const_string_bytes(c, x->a) + const_string_bytes(c, x->b)
+                                    : const_string_bytes(c, x);
     }
     return n;
+}
+
+bool sema_charge_default(sema_ctx *c, const ast_node *at, const ast_node *dflt) {
+    uint64_t n = const_string_bytes(c, dflt);
+    return n == 0 || sema_charge_const_work(c, at, n);
 }
 
 /* A list or map literal of constants is a constant (`const WORKERS =
@@ -752,11 +759,9 @@ static sema_type *check_struct_lit(sema_ctx *c, ast_node *e) {
             diag_report(c->d, DIAG_ERROR, e->a->span, "missing field '%s' in %s literal", t->fields[k].name, t->name);
             continue;
         }
-        /* the default is generated at each literal that leaves it out */
         if (t->sym)
             sema_check_field_defaults(c, t->sym);
-        uint64_t n = sema_const_string_bytes(c, d);
-        if (n && !sema_charge_const_work(c, e, n))
+        if (!sema_charge_default(c, e, d))
             return c->t_error;
     }
     return t;

@@ -153,11 +153,11 @@ sema_sym *sema_resolve_path(sema_ctx *c, ast_node *e, bool *failed);
 bool sema_charge_const_work(sema_ctx *c, const ast_node *e, uint64_t n);
 /* Whether a name used here is emitted where it is (a body or a state's
  * initial value) rather than folded (a constant) or copied to each use (a
- * default, charged there by sema_const_string_bytes). */
+ * default, charged there by sema_charge_default). */
 static inline bool sema_emits_uses(const sema_ctx *c) { return c->fn || c->in_state_init; }
-/* Bytes of String constants that code generation emits for one more copy
- * of the checked constant expression e (a default left out at a use). */
-uint64_t sema_const_string_bytes(const sema_ctx *c, const ast_node *e);
+/* Charges, at `at`, one more copy of a default left out there (a call's
+ * parameter, a struct literal's field); false past the budget. */
+bool sema_charge_default(sema_ctx *c, const ast_node *at, const ast_node *dflt);
 /* Checks a struct's field defaults once, before a literal that leaves
  * one out is charged for it. */
 void sema_check_field_defaults(sema_ctx *c, sema_sym *s);

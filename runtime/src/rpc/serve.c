@@ -2,11 +2,12 @@
  * boot, the requests that reach it (duplicates answered once), the
  * handler tasks, and calls a node serves itself.
  *
- * A request runs its handler in a task of its own on the serving node
- * when the frame arrives: a worker the node keeps parked since its last
- * request, or a new one; the answer goes back as another World message. A duplicate of a request still running is dropped; one of a
- * request already answered gets the same answer again, so a handler runs
- * once per request and incarnation. */
+ * A request runs its handler in a task of the serving node when the
+ * frame arrives: a worker the node keeps parked since its last request,
+ * or a new one; the answer goes back as another World message. A
+ * duplicate of a request still running is dropped; one of a request
+ * already answered gets the same answer again, so a handler runs once per
+ * request and incarnation. */
 #include "rpc/rpc_internal.h"
 
 #include <stdio.h>
@@ -180,7 +181,6 @@ RPC_HOT static void serve_one(rpc_running *ru) {
     oxl_ctx_send(rpc_ctx(rn), ru->from, frame->data, frame->len);
     remember(rn, ru->from, ru->id, frame);
     rpc_running_remove(r, rn, ru);
-    return;
 }
 
 /* A handler task: a request, then, parked, each next request the node

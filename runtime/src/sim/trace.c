@@ -30,18 +30,16 @@ void oxl_world_set_trace_hook(oxl_world *w, oxl_trace_hook fn, void *arg) {
 
 uint32_t oxl_world_label(oxl_world *w, const char *text) { return sim_label_intern(&w->labels, text); }
 
-void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label) {
-    if (!sim_live_node(c)) return;
-    if (label >= c.world->labels.count) label = 0; /* not one of this world's */
-    sim_trace_record(c.world, OXL_EV_RPC, c.node, peer, c.world->next_seq, id, label);
-}
-/* The same record for node n's current incarnation, without a context
- * to build and check first: what the rpc layer traces from a live node's
- * own code. Nothing when n is down (as a dead context records nothing). */
+/* The record for node n's current incarnation, without a context to
+ * build and check first: what the rpc layer traces from a live node's own
+ * code. Nothing when n is down (as a dead context records nothing). */
 void oxl_world_trace_rpc(oxl_world *w, oxl_node_id n, oxl_node_id peer, uint64_t id, uint32_t label) {
     if (SIM_UNLIKELY(!w || n < 0 || n >= w->nnodes) || !w->nodes[n].up) return;
-    if (label >= w->labels.count) label = 0;
+    if (label >= w->labels.count) label = 0; /* not one of this world's */
     sim_trace_record(w, OXL_EV_RPC, n, peer, w->next_seq, id, label);
+}
+void oxl_ctx_trace_rpc(oxl_ctx c, oxl_node_id peer, uint64_t id, uint32_t label) {
+    if (sim_live_node(c)) oxl_world_trace_rpc(c.world, c.node, peer, id, label);
 }
 uint64_t oxl_world_trace_count(const oxl_world *w) { return w->trace.count; }
 
