@@ -201,8 +201,12 @@ void *oxl_task_park_at(const char *file, int line);
 bool oxl_task_unpark(oxl_task *t, void *job, const char *file, int line);
 /* A wait for one handoff within a timeout (> 0, or < 0 for none; 0 does
  * not wait): the running task blocks until oxl_task_hand(handle, job)
- * gives it a job (returned) or the timeout passes (NULL). Its timer and
- * its wakeup are a one-channel select's. oxl_task_handle(t) names t for
+ * gives it a job (returned) or the timeout passes (NULL). The timeout
+ * is a deadline, not an event: it takes no sequence number or tie draw
+ * and leaves no trace unless it passes, and it passes only once nothing
+ * else is due at or before its instant (a handoff at that very instant
+ * is in time); its wakeup is then traced as a select's timeout would be.
+ * oxl_task_handle(t) names t for
  * oxl_task_hand, which is false, doing nothing, unless that task is
  * still in this wait (not cancelled, not already handed or timed out). */
 uint64_t oxl_task_handle(const oxl_task *t);

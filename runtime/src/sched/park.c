@@ -65,7 +65,7 @@ PARK_HOT void *oxl_task_await_at(oxl_dur_ns timeout, const char *file, int line)
     self->wake_handle = 0;
     self->fired_case = -1;
     self->handed = NULL;
-    if (timeout > 0) sched_arm_wake(s, sched_timer_base(s) + timeout);
+    if (timeout > 0) sched_arm_deadline(s, sched_timer_base(s) + timeout);
     sched_block(s);
     self->wait = WAIT_NONE;
     void *job = self->handed;

@@ -784,16 +784,31 @@ static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag) {
     make_ready(s, t);
 }
 
+/* What a wakeup names its task by: its slot and id (wake_sleeper). */
+static inline uint64_t wake_tag(const oxl_task *t) {
+    return ((uint64_t)t->slot << 40) | (t->id & ((UINT64_C(1) << 40) - 1));
+}
+
 /* Queues the running task's wakeup at virtual time until (a sleep's end or
  * a select's timeout); the caller then blocks. */
 SCHED_HOT void arm_wake(oxl_sched *s, oxl_time_ns until) {
     oxl_task *self = s->current;
     self->wait_until = until;
-    uint64_t tag = ((uint64_t)self->slot << 40) | (self->id & ((UINT64_C(1) << 40) - 1));
+    uint64_t tag = wake_tag(self);
     self->wake_handle = sim_schedule_wake(s->world, until, self->world_node, wake_sleeper, s, tag);
 }
 
 void sched_arm_wake(oxl_sched *s, oxl_time_ns until) { arm_wake(s, until); }
+
+/* The same wakeup as a deadline (sim_deadline_arm): no event until it
+ * passes, for waits that something else almost always ends first (an rpc
+ * call's answer). */
+__attribute__((hot)) void sched_arm_deadline(oxl_sched *s, oxl_time_ns until) {
+    oxl_task *self = s->current;
+    self->wait_until = until;
+    uint64_t tag = wake_tag(self);
+    self->wake_handle = sim_deadline_arm(s->world, until, self->world_node, wake_sleeper, s, tag);
+}
 
 void oxl_sleep_at(oxl_dur_ns d, const char *file, int line) {
     oxl_sched *s = sched_enter("oxl_sleep");

@@ -199,6 +199,7 @@ void sched_block(oxl_sched *s);
 /* Queues the running task's wakeup at virtual time until (a sleep's end or
  * a select's timeout): a World event, so one clock orders everything. */
 void sched_arm_wake(oxl_sched *s, oxl_time_ns until);
+void sched_arm_deadline(oxl_sched *s, oxl_time_ns until); /* no event until it fires */
 /* The time a new timer counts from: virtual now, or in real-time mode the
  * real elapsed time when the run is behind the clock. */
 oxl_time_ns sched_timer_base(oxl_sched *s);

@@ -87,6 +87,30 @@ typedef struct sim_heap_item {
     uint32_t slot; /* index into the event pool */
 } sim_heap_item;
 
+/* ---- deadlines (deadline.c): wakeups that are no event until they fire ---- */
+#define SIM_DEADLINE_MAX (1u << 24)            /* armed at once */
+#define SIM_DEADLINE_HANDLE_BIT (UINT64_C(1) << 31) /* tells a deadline's handle from an event's */
+#define SIM_DEADLINE_UNQUEUED UINT32_MAX
+
+typedef struct sim_deadline {
+    oxl_time_ns time;
+    uint64_t order; /* arming order: the tie-break at one instant */
+    sim_wake_fn fn;
+    void *arg;
+    uint64_t tag;
+    oxl_node_id node;
+    uint32_t gen;      /* bumped when the record is reused */
+    uint32_t heap_pos; /* SIM_DEADLINE_UNQUEUED once fired or cancelled */
+} sim_deadline;
+
+typedef struct sim_deadlines {
+    sim_deadline *recs;
+    uint32_t *heap; /* record indices, a binary heap on (time, order) */
+    uint32_t *free;
+    uint32_t nrecs, cap, len, nfree;
+    uint64_t next_order;
+} sim_deadlines;
+
 /* ---- disk ---- */
 #define SIM_DISK_INLINE 32 /* keys and values up to this many bytes live inside their entry */
 
@@ -252,6 +276,7 @@ struct oxl_world {
     size_t fault_next[OXL_FAULT_NKINDS]; /* REPLAY: each kind's next listed chance, ordinals rising */
     oxl_fault *fault_fired;               /* REPLAY: the listed ones that fired, as this run saw them */
     size_t nfault_fired, fault_fired_cap;
+    sim_deadlines deadlines; /* deadline.c */
     /* spawn(name: ...): task id -> interned name, for traces and reports */
     struct sim_task_name {
         uint64_t id;
@@ -311,6 +336,23 @@ void sim_name_task(oxl_world *w, uint64_t task_id, const char *name);
 const char *sim_task_name(const oxl_world *w, uint64_t task_id);
 /* Boots a node just added right away instead of at its queued boot event. */
 void sim_boot_now(oxl_world *w, oxl_node_id id);
+
+/* deadline.c. A deadline: fn(w, arg, tag) at time t (now if t is past),
+ * traced as a task wakeup of node when it fires; until then no event, no
+ * sequence number, no tie draw. It fires once nothing queued is due at
+ * or before t; deadlines of one instant fire in the order they were
+ * armed. The handle is for sim_cancel_event, as an event's is; 0 when the
+ * World failed on the limit. */
+uint64_t sim_deadline_arm(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag);
+void sim_deadline_cancel(oxl_world *w, uint64_t handle); /* stale or fired: nothing */
+/* The earliest deadline, out of the heap (there is one). */
+sim_deadline sim_deadline_take(oxl_world *w);
+void sim_deadlines_free(oxl_world *w);
+static inline bool sim_deadline_next(const oxl_world *w, oxl_time_ns *t) {
+    if (SIM_LIKELY(w->deadlines.len == 0)) return false;
+    *t = w->deadlines.recs[w->deadlines.heap[0]].time;
+    return true;
+}
 
 /* net.c */
 bool sim_net_send(oxl_world *w, oxl_node_id from, oxl_node_id to, const void *data, size_t len);

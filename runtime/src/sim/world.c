@@ -175,6 +175,7 @@ void oxl_world_free(oxl_world *w) {
     free(w->doomed);
     sim_net_free(w);
     sim_faults_free(w);
+    sim_deadlines_free(w);
     free(w->nodes);
     free(w->heap);
     free(w->pool);
@@ -191,7 +192,7 @@ void oxl_world_free(oxl_world *w) {
 uint64_t oxl_world_seed(const oxl_world *w) { return w->opt.seed; }
 oxl_time_ns oxl_world_now(const oxl_world *w) { return w->now; }
 uint64_t oxl_world_event_count(const oxl_world *w) { return w->events_run; }
-size_t oxl_world_pending(const oxl_world *w) { return w->heap_len - (w->heap_hole ? 1 : 0); }
+size_t oxl_world_pending(const oxl_world *w) { return w->heap_len - (w->heap_hole ? 1 : 0) + w->deadlines.len; }
 oxl_rng *oxl_world_rng(oxl_world *w) { return &w->fault_rng; }
 
 /* ---- failure ---- */
@@ -721,6 +722,7 @@ static void cancel_queued(oxl_world *w, sim_event *ev) {
 }
 
 void sim_cancel_event(oxl_world *w, uint64_t handle) {
+    if (handle & SIM_DEADLINE_HANDLE_BIT) return sim_deadline_cancel(w, handle);
     sim_event *ev = event_by_handle(w, handle);
     if (ev) cancel_queued(w, ev);
 }
@@ -741,8 +743,13 @@ bool sim_next_event_time(oxl_world *w, oxl_time_ns *t) {
      * next event that runs, and a queue of dead events is an empty one. */
     heap_settle(w);
     while (w->heap_len && event_dead(w, &w->pool[w->heap[0].slot])) pool_release(w, heap_pop(w).slot);
-    if (w->heap_len == 0) return false;
-    *t = w->heap[0].time;
+    oxl_time_ns d;
+    bool has_deadline = sim_deadline_next(w, &d);
+    if (w->heap_len == 0) {
+        if (has_deadline) *t = d;
+        return has_deadline;
+    }
+    *t = has_deadline && d < w->heap[0].time ? d : w->heap[0].time;
     return true;
 }
 
@@ -879,11 +886,44 @@ static inline void run_wake(oxl_world *w, sim_heap_item top, const sim_event *qu
     if (w->ninvariants && !w->failure) world_check_invariants(w);
 }
 
-/* Runs the next event if its time is <= limit. */
+/* The earliest deadline when it comes before every queued event (the
+ * heap settled): an event due at its very instant runs first. */
+static inline bool deadline_first(const oxl_world *w, oxl_time_ns *t) {
+    oxl_time_ns d;
+    if (SIM_LIKELY(!sim_deadline_next(w, &d))) return false;
+    if (w->heap_len && w->heap[0].time <= d) return false;
+    *t = d;
+    return true;
+}
+
+/* Fires the earliest deadline (deadline_first said it is next): a task
+ * wakeup as run_wake runs one, with the sequence number it takes now. */
+static bool fire_deadline(oxl_world *w) {
+    if (SIM_UNLIKELY(++w->events_run > w->opt.max_events)) {
+        oxl_world_fail(w, "event limit: more than %" PRIu64 " events (max_events)", w->opt.max_events);
+        return false;
+    }
+    uint64_t seq = w->next_seq++;
+    if (SIM_UNLIKELY(seq > SIM_SEQ_MASK)) {
+        oxl_world_fail(w, "event limit: more than 2^40 events scheduled");
+        return false;
+    }
+    sim_deadline d = sim_deadline_take(w);
+    w->now = d.time;
+    sim_trace_record(w, OXL_EV_TASK, d.node, OXL_NO_NODE, seq, d.tag, w->label_wake);
+    d.fn(w, d.arg, d.tag);
+    if (w->ninvariants && !w->failure) world_check_invariants(w);
+    return true;
+}
+
+/* Runs the next event (or deadline) if its time is <= limit. */
 static bool world_step(oxl_world *w, oxl_time_ns limit) {
     for (;;) {
         heap_settle(w);
-        if (w->failure || w->heap_len == 0 || w->heap[0].time > limit) return false;
+        if (w->failure) return false;
+        oxl_time_ns d;
+        if (SIM_UNLIKELY(deadline_first(w, &d))) return d <= limit && fire_deadline(w);
+        if (w->heap_len == 0 || w->heap[0].time > limit) return false;
         sim_heap_item top = heap_pop(w);
         const sim_event *queued = &w->pool[top.slot];
         if (queued->type == SIM_WAKE && SIM_LIKELY(w->events_run < w->opt.max_events)) {
@@ -960,6 +1000,13 @@ static void world_fence_disarm(const oxl_world *w) {
 sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t) {
     for (;;) {
         heap_settle(w);
+        oxl_time_ns d;
+        if (SIM_UNLIKELY(deadline_first(w, &d))) {
+            *t = d;
+            if (d > deadline) return SIM_STEP_LATE;
+            world_step(w, INT64_MAX);
+            return SIM_STEP_RAN;
+        }
         if (w->heap_len == 0) return SIM_STEP_EMPTY;
         sim_heap_item top = w->heap[0];
         const sim_event *ev = &w->pool[top.slot];
