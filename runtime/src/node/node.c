@@ -81,7 +81,7 @@ static void host_start(oxl_process *self, oxl_ctx c) {
 
 /* Deliveries go to the node's message hook; a node without one (nobody
  * carries messages for it) drops them, as the World's trace shows. */
-static void host_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const void *data, size_t len) {
+SIM_HOT static void host_message(oxl_process *self, oxl_ctx c, oxl_node_id from, const void *data, size_t len) {
     (void)c;
     oxl_node *n = ((node_host *)self)->node;
     if (n->hooks.message) n->hooks.message(n, from, data, len, n->hooks.arg);
@@ -174,7 +174,7 @@ void sched_nodes_teardown(oxl_sched *s) {
     s->nodes_tail = &s->nodes;
 }
 
-oxl_node *oxl_node_current(void) {
+SIM_HOT oxl_node *oxl_node_current(void) {
     oxl_sched *s = sched_enter("oxl_node_current");
     return s ? s->current->node : NULL;
 }
@@ -189,7 +189,7 @@ oxl_node *oxl_node_by_name(const char *name) {
 
 const char *oxl_node_name(const oxl_node *n) { return n ? n->name : "process"; }
 const char *oxl_node_data_dir(const oxl_node *n) { return n ? n->data_dir : NULL; }
-oxl_node_id oxl_node_world_id(const oxl_node *n) { return n ? n->world_id : OXL_NO_NODE; }
+SIM_HOT oxl_node_id oxl_node_world_id(const oxl_node *n) { return n ? n->world_id : OXL_NO_NODE; }
 
 size_t oxl_node_role_count(const oxl_node *n) { return n ? n->nroles : 0; }
 

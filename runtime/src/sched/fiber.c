@@ -329,7 +329,8 @@ static bool reset(sched_fiber *f, sched_fiber_fn fn, void *arg, bool used) {
 
 bool sched_fiber_reset(sched_fiber *f, sched_fiber_fn fn, void *arg) { return reset(f, fn, arg, true); }
 
-void sched_fiber_switch(sched_fiber *from, sched_fiber *to) {
+/* hot: with the rest of a switch's path (.text.hot, sim_internal.h's SIM_HOT) */
+__attribute__((hot)) void sched_fiber_switch(sched_fiber *from, sched_fiber *to) {
     assert(from != to);
     assert(from->state == SCHED_FIBER_RUNNING);
     assert(to->state == SCHED_FIBER_READY || to->state == SCHED_FIBER_SUSPENDED);

@@ -45,7 +45,7 @@ void sched_gc_begin(oxl_sched *s) {
     GC_set_push_other_roots(push_suspended_stacks);
 }
 
-void sched_gc_enter(oxl_sched *s, const sched_fiber *to) {
+SIM_HOT void sched_gc_enter(oxl_sched *s, const sched_fiber *to) {
     struct GC_stack_base sb = {0};
     sb.mem_base = to == &s->main_fiber ? s->gc_main_bottom : (void *)(to->stack_lo + to->stack_size);
     GC_set_stackbottom(s->gc_thread, &sb);

@@ -48,12 +48,12 @@ void sched_fatal(const char *fmt, ...) {
     exit(101);
 }
 
-oxl_sched *sched_active(void) { return tls_sched; }
+SIM_HOT oxl_sched *sched_active(void) { return tls_sched; }
 bool oxl_sched_active(void) { return tls_sched != NULL; }
 
 static _Thread_local uint64_t runs_made;
 
-uint64_t oxl_sched_run_id(void) { return tls_sched ? tls_sched->run_id : 0; }
+SIM_HOT uint64_t oxl_sched_run_id(void) { return tls_sched ? tls_sched->run_id : 0; }
 
 oxl_sched *sched_enter_slow(const char *call) {
     oxl_sched *s = tls_sched;
@@ -119,7 +119,7 @@ SCHED_HOT void make_ready(oxl_sched *s, oxl_task *t) {
     s->ready[s->nready++] = t;
 }
 
-void sched_make_ready(oxl_sched *s, oxl_task *t) { make_ready(s, t); }
+SIM_HOT void sched_make_ready(oxl_sched *s, oxl_task *t) { make_ready(s, t); }
 
 static inline void ready_remove_at(oxl_sched *s, size_t i) {
     /* Mostly one or two tasks are ready: spare those a call to memmove. */
@@ -258,14 +258,14 @@ static void append_state(oxl_sched *s) {
 
 static void print_note(const void *note, char *buf, size_t cap) { snprintf(buf, cap, "%s", (const char *)note); }
 
-void oxl_task_wait_note(const char *note) {
+SIM_HOT void oxl_task_wait_note(const char *note) {
     oxl_sched *s = sched_enter("oxl_task_wait_note");
     if (!s) return;
     s->current->wait_note = note ? print_note : NULL;
     s->current->wait_note_arg = note;
 }
 
-void oxl_task_wait_note_fn(oxl_wait_note_fn fn, const void *arg) {
+SIM_HOT void oxl_task_wait_note_fn(oxl_wait_note_fn fn, const void *arg) {
     oxl_sched *s = sched_enter("oxl_task_wait_note_fn");
     if (!s) return;
     s->current->wait_note = fn;
@@ -328,7 +328,7 @@ SCHED_HOT oxl_time_ns timer_base(oxl_sched *s) {
     return SIM_LIKELY(!s->opt.real_time) ? now : timer_base_real(s, now);
 }
 
-oxl_time_ns sched_timer_base(oxl_sched *s) { return timer_base(s); }
+SIM_HOT oxl_time_ns sched_timer_base(oxl_sched *s) { return timer_base(s); }
 
 static oxl_time_ns timer_base_real(oxl_sched *s, oxl_time_ns now) {
     oxl_time_ns real = s->virt0 + (mono_ns() - s->mono0);
@@ -349,7 +349,7 @@ static void wait_until_due(oxl_sched *s, oxl_time_ns t) {
  * main fiber, or right on the fiber of the task that just blocked, which
  * saves a switch to main and back; either way no task is current while
  * World callbacks run. */
-bool sched_drive_world(oxl_sched *s) {
+SIM_HOT bool sched_drive_world(oxl_sched *s) {
     oxl_world *w = s->world;
     oxl_task *saved = s->current;
     s->current = NULL;
@@ -404,7 +404,7 @@ static inline void check_canary(const oxl_sched *s, const oxl_task *t, const sch
 
 /* Leaves task self for the next ready task, or for the main fiber. A task
  * that finished (exiting) never comes back. */
-static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool exiting) {
+SIM_HOT static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool exiting) {
     oxl_task *next = pick_next(s);
     if (!next && self && !s->stopping) {
         /* Drive the World from here. Its callbacks may cancel this very
@@ -459,7 +459,7 @@ static sched_fiber *pool_get(oxl_sched *s) {
     return s->stack_pool[--s->npool];
 }
 
-void sched_block(oxl_sched *s) {
+SIM_HOT void sched_block(oxl_sched *s) {
     oxl_task *self = s->current;
     if (SIM_UNLIKELY(self->cancel_at_wait)) { /* its wait is where it ends: never returns */
         sched_cancel_task(s, self);
@@ -533,7 +533,7 @@ static void task_entry(void *arg) {
     switch_away(s, NULL, f, true);
 }
 
-void sched_task_drop_waits(oxl_sched *s, oxl_task *t) {
+SIM_HOT void sched_task_drop_waits(oxl_sched *s, oxl_task *t) {
     for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
     t->nwaiters = 0;
     t->waiters = NULL;
@@ -754,12 +754,12 @@ void oxl_task_cancel_at_wait(oxl_task *t) {
     t->cancel_at_wait = true;
 }
 
-oxl_task *oxl_task_self(void) {
+SIM_HOT oxl_task *oxl_task_self(void) {
     oxl_sched *s = sched_enter("oxl_task_self");
     return s ? s->current : NULL;
 }
 
-uint64_t oxl_task_id(const oxl_task *t) { return t ? t->id : 0; }
+SIM_HOT uint64_t oxl_task_id(const oxl_task *t) { return t ? t->id : 0; }
 oxl_node *oxl_task_node(const oxl_task *t) { return t ? t->node : NULL; }
 
 void oxl_yield_at(const char *file, int line) {
@@ -769,7 +769,7 @@ void oxl_yield_at(const char *file, int line) {
 
 /* ---- time ---- */
 
-static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag) {
+SIM_HOT static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag) {
     oxl_sched *s = arg;
     uint32_t slot = (uint32_t)(tag >> 40);
     uint64_t id = tag & ((UINT64_C(1) << 40) - 1);
@@ -798,12 +798,12 @@ SCHED_HOT void arm_wake(oxl_sched *s, oxl_time_ns until) {
     self->wake_handle = sim_schedule_wake(s->world, until, self->world_node, wake_sleeper, s, tag);
 }
 
-void sched_arm_wake(oxl_sched *s, oxl_time_ns until) { arm_wake(s, until); }
+SIM_HOT void sched_arm_wake(oxl_sched *s, oxl_time_ns until) { arm_wake(s, until); }
 
 /* The same wakeup as a deadline (sim_deadline_arm): no event until it
  * passes, for waits that something else almost always ends first (an rpc
  * call's answer). */
-__attribute__((hot)) void sched_arm_deadline(oxl_sched *s, oxl_time_ns until) {
+SIM_HOT void sched_arm_deadline(oxl_sched *s, oxl_time_ns until) {
     oxl_task *self = s->current;
     self->wait_until = until;
     uint64_t tag = wake_tag(self);
@@ -855,7 +855,7 @@ bool oxl_sched_is_real_time(void) {
     return s && s->opt.real_time;
 }
 
-oxl_world *oxl_sched_world(void) {
+SIM_HOT oxl_world *oxl_sched_world(void) {
     oxl_sched *s = tls_sched;
     if (s && !s->current) return s->world; /* a World callback of the run */
     s = sched_enter("oxl_sched_world");

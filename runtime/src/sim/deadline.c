@@ -69,7 +69,7 @@ static void release(sim_deadlines *d, uint32_t rec) {
     d->free[d->nfree++] = rec;
 }
 
-uint64_t sim_deadline_arm(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag) {
+SIM_HOT uint64_t sim_deadline_arm(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag) {
     sim_deadlines *d = &w->deadlines;
     uint32_t rec;
     if (d->nfree) {
@@ -99,7 +99,7 @@ uint64_t sim_deadline_arm(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wak
     return (uint64_t)r->gen << 32 | SIM_DEADLINE_HANDLE_BIT | (rec + 1);
 }
 
-void sim_deadline_cancel(oxl_world *w, uint64_t handle) {
+SIM_HOT void sim_deadline_cancel(oxl_world *w, uint64_t handle) {
     sim_deadlines *d = &w->deadlines;
     uint32_t rec = (uint32_t)(handle & ~SIM_DEADLINE_HANDLE_BIT & 0xffffffffu) - 1;
     if (!(handle & SIM_DEADLINE_HANDLE_BIT) || rec >= d->nrecs || d->recs[rec].gen != (uint32_t)(handle >> 32) ||

@@ -72,7 +72,7 @@ static void link_label(oxl_world *w, const void *arg, char *buf, size_t cap) {
     snprintf(buf, cap, "%s>%s", w->nodes[e->from].name, w->nodes[e->to].name);
 }
 
-static oxl_time_ns net_arrival(oxl_world *w, oxl_node_id from, oxl_node_id to) {
+SIM_HOT static oxl_time_ns net_arrival(oxl_world *w, oxl_node_id from, oxl_node_id to) {
     oxl_time_ns lat = w->lat_min;
     if (w->lat_max > w->lat_min) lat = oxl_rng_range(&w->net_rng, w->lat_min, w->lat_max);
     oxl_time_ns at = w->now + lat;
@@ -86,7 +86,7 @@ static oxl_time_ns net_arrival(oxl_world *w, oxl_node_id from, oxl_node_id to) {
     return at;
 }
 
-bool sim_net_send(oxl_world *w, oxl_node_id from, oxl_node_id to, const void *data, size_t len) {
+SIM_HOT bool sim_net_send(oxl_world *w, oxl_node_id from, oxl_node_id to, const void *data, size_t len) {
     if (SIM_UNLIKELY(!sim_valid_node(w, to))) {
         sim_misuse(w, "oxl_ctx_send", "unknown destination node %d", (int)to);
         return false;
@@ -120,7 +120,7 @@ bool sim_net_send(oxl_world *w, oxl_node_id from, oxl_node_id to, const void *da
     return true;
 }
 
-void sim_net_deliver(oxl_world *w, sim_event *ev, const void *data) {
+SIM_HOT void sim_net_deliver(oxl_world *w, sim_event *ev, const void *data) {
     const bool traced = w->opt.trace_messages;
     if (link_at(w, ev->from, ev->node)->blocks) {
         if (traced) sim_trace_record(w, OXL_EV_DROP, ev->from, ev->node, ev->seq, DROP_CUT, 0);

@@ -35,7 +35,7 @@ void oxl_rng_seed(oxl_rng *r, uint64_t seed, const char *stream) {
 
 static inline uint64_t rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t oxl_rng_next(oxl_rng *r) {
+SIM_HOT uint64_t oxl_rng_next(oxl_rng *r) {
     uint64_t *s = r->s;
     uint64_t result = rng_rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
@@ -49,7 +49,7 @@ uint64_t oxl_rng_next(oxl_rng *r) {
 }
 
 /* Lemire's multiply-and-reject: unbiased, one draw almost always. */
-uint64_t oxl_rng_below(oxl_rng *r, uint64_t n) {
+SIM_HOT uint64_t oxl_rng_below(oxl_rng *r, uint64_t n) {
     if (n == 0) return 0;
     unsigned __int128 m = (unsigned __int128)oxl_rng_next(r) * n;
     uint64_t low = (uint64_t)m;
@@ -63,7 +63,7 @@ uint64_t oxl_rng_below(oxl_rng *r, uint64_t n) {
     return (uint64_t)(m >> 64);
 }
 
-int64_t oxl_rng_range(oxl_rng *r, int64_t lo, int64_t hi) {
+SIM_HOT int64_t oxl_rng_range(oxl_rng *r, int64_t lo, int64_t hi) {
     if (hi <= lo) return lo;
     uint64_t span = (uint64_t)hi - (uint64_t)lo;
     if (span == UINT64_MAX) return (int64_t)oxl_rng_next(r);

@@ -33,7 +33,7 @@ uint32_t oxl_world_label(oxl_world *w, const char *text) { return sim_label_inte
 /* The record for node n's current incarnation, without a context to
  * build and check first: what the rpc layer traces from a live node's own
  * code. Nothing when n is down (as a dead context records nothing). */
-void oxl_world_trace_rpc(oxl_world *w, oxl_node_id n, oxl_node_id peer, uint64_t id, uint32_t label) {
+SIM_HOT void oxl_world_trace_rpc(oxl_world *w, oxl_node_id n, oxl_node_id peer, uint64_t id, uint32_t label) {
     if (SIM_UNLIKELY(!w || n < 0 || n >= w->nnodes) || !w->nodes[n].up) return;
     if (label >= w->labels.count) label = 0; /* not one of this world's */
     sim_trace_record(w, OXL_EV_RPC, n, peer, w->next_seq, id, label);

@@ -190,7 +190,7 @@ void oxl_world_free(oxl_world *w) {
 }
 
 uint64_t oxl_world_seed(const oxl_world *w) { return w->opt.seed; }
-oxl_time_ns oxl_world_now(const oxl_world *w) { return w->now; }
+SIM_HOT oxl_time_ns oxl_world_now(const oxl_world *w) { return w->now; }
 uint64_t oxl_world_event_count(const oxl_world *w) { return w->events_run; }
 size_t oxl_world_pending(const oxl_world *w) { return w->heap_len - (w->heap_hole ? 1 : 0) + w->deadlines.len; }
 oxl_rng *oxl_world_rng(oxl_world *w) { return &w->fault_rng; }
@@ -286,7 +286,7 @@ static inline void heap_sift_up(oxl_world *w, size_t i, sim_heap_item it) {
 
 static void heap_fill(oxl_world *w, size_t i, sim_heap_item last);
 
-static void heap_push(oxl_world *w, sim_heap_item it) {
+SIM_HOT static void heap_push(oxl_world *w, sim_heap_item it) {
     if (w->heap_hole) { /* the top was taken: the new item fills its place */
         w->heap_hole = false;
         heap_fill(w, 0, it);
@@ -310,7 +310,7 @@ static inline size_t heap_min4(const sim_heap_item *h, size_t first) {
  * hole down to a leaf along the earliest children (no comparison with
  * `last`), then `last` rises from there. The last item is a leaf's, so it
  * rarely rises far. */
-static void heap_fill(oxl_world *w, size_t i, sim_heap_item last) {
+SIM_HOT static void heap_fill(oxl_world *w, size_t i, sim_heap_item last) {
     sim_heap_item *h = w->heap;
     size_t n = w->heap_len;
     for (;;) {
@@ -365,7 +365,7 @@ static void heap_remove(oxl_world *w, size_t i) {
         heap_fill(w, i, last);
 }
 
-static uint32_t pool_alloc(oxl_world *w) {
+SIM_HOT static uint32_t pool_alloc(oxl_world *w) {
     if (w->free_len) return w->free_slots[--w->free_len];
     if (w->pool_len == w->pool_cap) {
         w->pool_cap *= 2;
@@ -377,7 +377,7 @@ static uint32_t pool_alloc(oxl_world *w) {
     return slot;
 }
 
-static void pool_release(oxl_world *w, uint32_t slot) {
+SIM_HOT static void pool_release(oxl_world *w, uint32_t slot) {
     w->pool[slot].gen++;
     w->free_slots[w->free_len++] = slot;
 }
@@ -411,7 +411,7 @@ static inline __attribute__((always_inline)) sim_event *event_queue(oxl_world *w
     return &w->pool[slot]; /* heap_push does not move the pool */
 }
 
-uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
+SIM_HOT uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
     uint32_t slot;
     sim_event *dst = event_queue(w, t, &slot);
     uint32_t gen = dst->gen, pos = dst->heap_pos;
@@ -425,9 +425,9 @@ uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
 
 /* ---- nodes ---- */
 
-bool sim_valid_node(const oxl_world *w, oxl_node_id n) { return n >= 0 && n < w->nnodes; }
+SIM_HOT bool sim_valid_node(const oxl_world *w, oxl_node_id n) { return n >= 0 && n < w->nnodes; }
 
-sim_node *sim_live_node(oxl_ctx c) {
+SIM_HOT sim_node *sim_live_node(oxl_ctx c) {
     oxl_world *w = c.world;
     if (SIM_UNLIKELY(!w || c.node < 0 || c.node >= w->nnodes)) return NULL;
     sim_node *n = &w->nodes[c.node];
@@ -502,7 +502,7 @@ const char *oxl_world_node_name(const oxl_world *w, oxl_node_id n) {
     return sim_valid_node(w, n) ? w->nodes[n].name : "?";
 }
 
-bool oxl_world_is_up(const oxl_world *w, oxl_node_id n) { return sim_valid_node(w, n) && w->nodes[n].up; }
+SIM_HOT bool oxl_world_is_up(const oxl_world *w, oxl_node_id n) { return sim_valid_node(w, n) && w->nodes[n].up; }
 
 uint32_t oxl_world_incarnation(const oxl_world *w, oxl_node_id n) {
     return sim_valid_node(w, n) ? w->nodes[n].incarnation : 0;
@@ -512,7 +512,7 @@ oxl_process *oxl_world_process(oxl_world *w, oxl_node_id n) {
     return oxl_world_is_up(w, n) ? w->nodes[n].proc : NULL;
 }
 
-oxl_ctx oxl_world_ctx(oxl_world *w, oxl_node_id n) {
+SIM_HOT oxl_ctx oxl_world_ctx(oxl_world *w, oxl_node_id n) {
     oxl_ctx c = {w, n, 0};
     if (sim_valid_node(w, n) && w->nodes[n].up) c.incarnation = w->nodes[n].incarnation;
     return c;
@@ -688,13 +688,13 @@ static uint64_t event_handle(const oxl_world *w, uint32_t slot) {
 }
 
 /* The event a handle names, if it is still queued. */
-static sim_event *event_by_handle(oxl_world *w, uint64_t handle) {
+SIM_HOT static sim_event *event_by_handle(oxl_world *w, uint64_t handle) {
     uint64_t slot = (handle & 0xffffffffu) - 1;
     if (handle == 0 || slot >= w->pool_len || w->pool[slot].gen != (uint32_t)(handle >> 32)) return NULL;
     return &w->pool[slot];
 }
 
-uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag) {
+SIM_HOT uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag) {
     uint32_t slot;
     sim_event *ev = event_queue(w, t < w->now ? w->now : t, &slot);
     ev->type = SIM_WAKE;
@@ -712,7 +712,7 @@ uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wa
 /* A queued event that will not run leaves the heap and frees its slot now
  * (its handle goes stale with the slot's generation). It was never run nor
  * traced, so the trace does not change. */
-static void cancel_queued(oxl_world *w, sim_event *ev) {
+SIM_HOT static void cancel_queued(oxl_world *w, sim_event *ev) {
     uint32_t slot = (uint32_t)(ev - w->pool);
     heap_settle(w); /* before its place is read: the fill moves events */
     assert(w->heap[ev->heap_pos].slot == slot);
@@ -721,7 +721,7 @@ static void cancel_queued(oxl_world *w, sim_event *ev) {
     pool_release(w, slot);
 }
 
-void sim_cancel_event(oxl_world *w, uint64_t handle) {
+SIM_HOT void sim_cancel_event(oxl_world *w, uint64_t handle) {
     if (handle & SIM_DEADLINE_HANDLE_BIT) return sim_deadline_cancel(w, handle);
     sim_event *ev = event_by_handle(w, handle);
     if (ev) cancel_queued(w, ev);
@@ -776,7 +776,7 @@ oxl_disk *oxl_ctx_disk(oxl_ctx c) {
     return n ? n->disk : NULL;
 }
 
-bool oxl_ctx_send(oxl_ctx c, oxl_node_id to, const void *data, size_t len) {
+SIM_HOT bool oxl_ctx_send(oxl_ctx c, oxl_node_id to, const void *data, size_t len) {
     if (SIM_UNLIKELY(!sim_live_node(c))) return false;
     return sim_net_send(c.world, c.node, to, data, len);
 }
@@ -917,7 +917,7 @@ static bool fire_deadline(oxl_world *w) {
 }
 
 /* Runs the next event (or deadline) if its time is <= limit. */
-static bool world_step(oxl_world *w, oxl_time_ns limit) {
+SIM_HOT static bool world_step(oxl_world *w, oxl_time_ns limit) {
     for (;;) {
         heap_settle(w);
         if (w->failure) return false;
@@ -997,7 +997,7 @@ static void world_fence_disarm(const oxl_world *w) {
     if (!w->sched_driven) fence_disarm();
 }
 
-sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t) {
+SIM_HOT sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t) {
     for (;;) {
         heap_settle(w);
         oxl_time_ns d;
