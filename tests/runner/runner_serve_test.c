@@ -7,12 +7,13 @@
  * server, its limit counted from its request); then
  * `oxl test` on top of them: a sweep leaves no file behind its passing
  * seeds, and a fail-fast run forks nothing past its failure. */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, sched_getaffinity */
 #include "harness.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,10 +259,16 @@ static bool gone_within(long pid, double seconds) {
     return !alive(pid);
 }
 
-/* A server with jobs forks each lazy request's child ahead (a spare that
- * waits for its request): the spare runs nothing of a test until it has
- * one, is never reported, and dies with the server; a request's limit and
- * time count from its hand-over, not from the spare's fork. */
+static int usable_cpus(void) {
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* A server with fewer jobs than cores forks each lazy request's child
+ * ahead (a spare that waits for its request): the spare runs nothing of a
+ * test until it has one, is never reported, and dies with the server; a
+ * request's limit and time count from its hand-over, not from the spare's
+ * fork. With as many jobs as cores it forks nothing ahead. */
 static void test_spares(void) {
     set_tests("sim|1|9|spare|hang@5 delay=200@6\n");
     reset_state();
@@ -273,6 +280,22 @@ static void test_spares(void) {
     tap_is_str(line, "ready", "the server is ready");
     long none[4];
     tap_is_int(server_children(s.pid, none, 4), 0, "without jobs it forks nothing ahead");
+    int cpus = usable_cpus();
+    char jobs[64];
+    snprintf(jobs, sizeof jobs, "jobs %d\n", cpus);
+    srv_send(&s, jobs);
+    srv_line(&s, line, sizeof line, 5);
+    tap_is_str(line, "ok", "jobs as many as the cores (%d)", cpus);
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    tap_is_int(server_children(s.pid, none, 4), 0, "with no core left it forks nothing ahead");
+    if (cpus < 2) {
+        tap_skip("one core", "the spares need a core that no job takes");
+        close(s.in);
+        close(s.out);
+        waitpid(s.pid, NULL, 0);
+        unsetenv("FAKE_STATE_DIR");
+        return;
+    }
     srv_send(&s, "jobs 1\n");
     srv_line(&s, line, sizeof line, 5);
     tap_is_str(line, "ok", "jobs 1");
@@ -368,7 +391,7 @@ static void test_spares(void) {
     /* a server killed outright: its spare dies with it */
     srv_start(&s);
     srv_line(&s, line, sizeof line, 5);
-    srv_send(&s, "jobs 2\n");
+    srv_send(&s, "jobs 1\n");
     srv_line(&s, line, sizeof line, 5);
     spare = wait_spare(s.pid);
     tap_ok(spare > 0, "another server's spare (%ld)", spare);

@@ -33,7 +33,7 @@
  * the child did not end with exit 0 and a report line as its last stderr
  * line; otherwise no file is made and the status answer carries the line.
  *
- * A server with jobs also forks ahead (fork_spare): while a seed runs, the
+ * A server with fewer jobs than cores also forks ahead (fork_spare): while a seed runs, the
  * next lazy request's child is already forked and set up, and waits on a
  * pipe of its own until its request comes; its limit and its time count
  * from then. It runs nothing of a test before, and is never answered when
@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -206,6 +207,7 @@ typedef struct server {
     size_t qcap, qstart, qend, qlen;
     spare spares[SERVE_SPARES]; /* oldest first */
     size_t nspares;
+    bool fork_ahead; /* spares are forked: jobs leave a core to fork them on */
     bool want_spare; /* a lazy seed was started: fork the next one's process ahead */
 } server;
 
@@ -471,8 +473,8 @@ static void start(server *s, char *line) {
     s->nkids--;
     double limit = strcmp(f[F_LIMIT], "-") == 0 ? 0 : strtod(f[F_LIMIT], NULL);
     /* the next lazy request of a server with jobs (the runner's shared
-     * one) finds its process forked */
-    if (lazy && s->jobs) s->want_spare = true;
+     * one) finds its process forked, when a core is left for the fork */
+    if (lazy && s->fork_ahead) s->want_spare = true;
     if (lazy && s->nspares && hand_over(s, f, &k)) {
         k.deadline_ns = limit > 0 ? k.start_ns + (int64_t)(limit * 1e9) : 0;
         add_child(s, k); /* has room: see above */
@@ -524,6 +526,17 @@ static void start(server *s, char *line) {
     answer("pid %ld\n", (long)pid);
 }
 
+/* The CPUs this process may run on. A spare's fork overlaps the seed
+ * before it only on a core that no job takes: with as many jobs as cores
+ * it would take the place of a running seed (the same work, done
+ * earlier), and the hand-over costs a pipe a seed, so it is not made. */
+static size_t usable_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return (size_t)CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
 /* `jobs <n>`: true when line was one (answered). */
 static bool set_jobs(server *s, const char *line) {
     if (strncmp(line, "jobs ", 5) != 0) return false;
@@ -534,7 +547,8 @@ static bool set_jobs(server *s, const char *line) {
         answer("error malformed request: jobs takes a number from 1 to %d\n", SERVE_MAX_JOBS);
     else {
         s->jobs = (size_t)n;
-        s->want_spare = true; /* the first request finds its process forked */
+        s->fork_ahead = s->jobs < usable_cpus();
+        s->want_spare = s->fork_ahead; /* the first request finds its process forked */
         answer("ok\n");
     }
     return true;
