@@ -2,24 +2,20 @@
  * "Fast requests") driven directly against fake_testbin's --serve (the
  * runtime's own loop): `jobs` and its queue, `lazy` captures (no file for
  * a passing seed, both files for a failing one), the queue held after an
- * unclean end until `go` or `drop`, and malformed lines refused; the
- * child forked ahead of the next request (never reported, dead with its
- * server, its limit counted from its request); then
+ * unclean end until `go` or `drop`, and malformed lines refused; then
  * `oxl test` on top of them: a sweep leaves no file behind its passing
  * seeds, and a fail-fast run forks nothing past its failure. */
-#define _GNU_SOURCE /* pipe2, sched_getaffinity */
+#define _GNU_SOURCE /* pipe2 */
 #include "harness.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -214,195 +210,6 @@ static void test_lazy_and_jobs(void) {
     tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the server ends at the end of its input");
 }
 
-/* The server's children, from /proc; 0 when it has none. At most cap. */
-static int server_children(pid_t server, long *pids, int cap) {
-    char p[96];
-    snprintf(p, sizeof p, "/proc/%ld/task/%ld/children", (long)server, (long)server);
-    char *text = read_proc(p, NULL);
-    int n = 0;
-    for (char *c = text; c && *c && n < cap;) {
-        char *end;
-        long pid = strtol(c, &end, 10);
-        if (end == c) break;
-        if (alive(pid)) pids[n++] = pid;
-        c = end;
-    }
-    free(text);
-    return n;
-}
-
-/* The one child of a server that has no request in flight: its spare,
- * forked ahead of the next request; 0 when none came within 5 s. */
-static long wait_spare(pid_t server) {
-    for (int k = 0; k < 500; k++) {
-        long pids[4];
-        if (server_children(server, pids, 4) == 1) return pids[0];
-        nanosleep(&(struct timespec){0, 10000000}, NULL);
-    }
-    return 0;
-}
-
-static long soft_cpu_limit(long pid) {
-    char p[64];
-    snprintf(p, sizeof p, "/proc/%ld/limits", pid);
-    char *lim = read_proc(p, NULL);
-    if (!lim) return -1;
-    const char *cpu = strstr(lim, "Max cpu time");
-    long v = cpu && strncmp(cpu + 26, "unlimited", 9) != 0 ? atol(cpu + 26) : -1;
-    free(lim);
-    return v;
-}
-
-static bool gone_within(long pid, double seconds) {
-    double until = tr_now() + seconds;
-    while (alive(pid) && tr_now() < until) nanosleep(&(struct timespec){0, 10000000}, NULL);
-    return !alive(pid);
-}
-
-static int usable_cpus(void) {
-    cpu_set_t set;
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-}
-
-/* A server with fewer jobs than cores forks each lazy request's child
- * ahead (a spare that waits for its request): the spare runs nothing of a
- * test until it has one, is never reported, and dies with the server; a
- * request's limit and time count from its hand-over, not from the spare's
- * fork. With as many jobs as cores it forks nothing ahead. */
-static void test_spares(void) {
-    set_tests("sim|1|9|spare|hang@5 delay=200@6\n");
-    reset_state();
-    setenv("FAKE_STATE_DIR", state, 1); /* the fake's log of runs */
-    srv s;
-    srv_start(&s);
-    char line[2048];
-    srv_line(&s, line, sizeof line, 5);
-    tap_is_str(line, "ready", "the server is ready");
-    long none[4];
-    tap_is_int(server_children(s.pid, none, 4), 0, "without jobs it forks nothing ahead");
-    int cpus = usable_cpus();
-    char jobs[64];
-    snprintf(jobs, sizeof jobs, "jobs %d\n", cpus);
-    srv_send(&s, jobs);
-    srv_line(&s, line, sizeof line, 5);
-    tap_is_str(line, "ok", "jobs as many as the cores (%d)", cpus);
-    nanosleep(&(struct timespec){0, 300000000}, NULL);
-    tap_is_int(server_children(s.pid, none, 4), 0, "with no core left it forks nothing ahead");
-    if (cpus < 2) {
-        tap_skip("one core", "the spares need a core that no job takes");
-        close(s.in);
-        close(s.out);
-        waitpid(s.pid, NULL, 0);
-        unsetenv("FAKE_STATE_DIR");
-        return;
-    }
-    srv_send(&s, "jobs 1\n");
-    srv_line(&s, line, sizeof line, 5);
-    tap_is_str(line, "ok", "jobs 1");
-    long spare = wait_spare(s.pid);
-    tap_ok(spare > 0, "with jobs a spare is forked before the first request (%ld)", spare);
-    nanosleep(&(struct timespec){0, 300000000}, NULL);
-    char *log = read_log();
-    tap_is_str(log, "", "it runs nothing of a test while it waits");
-    free(log);
-    srv_line(&s, line, sizeof line, 0.2);
-    tap_is_str(line, "", "nor is it answered");
-
-    /* the first request goes to it; its process is the test's as a fresh fork's is */
-    lazy_request(&s, 1, "s1");
-    srv_line(&s, line, sizeof line, 5);
-    long pid = 0;
-    tap_ok(sscanf(line, "pid %ld", &pid) == 1 && pid == spare, "the first request is the spare's (%s)", line);
-    srv_line(&s, line, sizeof line, 5);
-    tap_ok(strncmp(line, "status ", 7) == 0 && strstr(line, " oxl-sim: seed=1 trace="), "and it passes: %s", line);
-    log = read_log();
-    char want[TR_PATH + 64];
-    snprintf(want, sizeof want, "0 1 %ld %ld %s/s1.data 1 fork %ld\n", spare, spare, work, (long)s.pid);
-    tap_is_str(log, want, "its run: its own group, the request's variables, the server its parent");
-    free(log);
-
-    /* the limit counts from the hand-over: a request that comes 1 s after
-     * its spare's fork with a limit of 0.6 s is killed 0.6 s after it came */
-    spare = wait_spare(s.pid);
-    tap_ok(spare > 0 && spare != pid, "the next spare is forked as the first runs (%ld)", spare);
-    nanosleep(&(struct timespec){1, 0}, NULL);
-    char req[4096];
-    snprintf(req, sizeof req, "0\t5\t1\t%s/h5.out\t%s/h5.err\t%s/h5.data\t0.6\tlazy\n", work, work, work);
-    double t0 = tr_now();
-    srv_send(&s, req);
-    srv_line(&s, line, sizeof line, 5);
-    tap_ok(sscanf(line, "pid %ld", &pid) == 1 && pid == spare, "a hanging seed goes to the spare that waited (%s)", line);
-    long lim = -1;
-    for (int k = 0; k < 50 && (lim = soft_cpu_limit(pid)) < 0; k++) /* set once it has read its request */
-        nanosleep(&(struct timespec){0, 5000000}, NULL);
-    tap_is_int(lim, 1, "its CPU limit: 0.6 s from its hand-over, in whole seconds up");
-    srv_line(&s, line, sizeof line, 5);
-    double took = tr_now() - t0;
-    int st = -1;
-    long long usec = -1;
-    tap_ok(sscanf(line, "status %ld %d %lld", &pid, &st, &usec) == 3 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
-           "it is killed at its limit: %s", line);
-    tap_ok(usec >= 600000 && usec < 1000000, "its time counts from its hand-over (%lld us)", usec);
-    tap_ok(took >= 0.55 && took < 1.0, "and so does its limit (%.2f s after the request)", took);
-    srv_send(&s, "go\n");
-
-    /* a spare killed while it waits is not reported: the request that
-     * comes next is forked as it would be without one */
-    spare = wait_spare(s.pid);
-    tap_ok(spare > 0, "a spare waits again (%ld)", spare);
-    kill((pid_t)spare, SIGKILL);
-    tap_ok(gone_within(spare, 2), "it is killed");
-    srv_line(&s, line, sizeof line, 0.3);
-    tap_is_str(line, "", "its end is not answered");
-    lazy_request(&s, 2, "s2");
-    srv_line(&s, line, sizeof line, 5);
-    tap_ok(sscanf(line, "pid %ld", &pid) == 1 && pid != spare, "the next request is forked afresh (%s)", line);
-    srv_line(&s, line, sizeof line, 5);
-    tap_ok(strstr(line, " oxl-sim: seed=2 ") != NULL, "and passes: %s", line);
-
-    /* at the end of its input the spare is ended unseen, with the server */
-    lazy_request(&s, 6, "s6");
-    srv_line(&s, line, sizeof line, 5);
-    long kids[4];
-    int nk = 0;
-    for (int k = 0; k < 100 && (nk = server_children(s.pid, kids, 4)) < 2; k++)
-        nanosleep(&(struct timespec){0, 10000000}, NULL);
-    tap_is_int(nk, 2, "while seed 6 runs its successor's process waits");
-    close(s.in);
-    int statuses = 0, others = 0;
-    for (;;) {
-        srv_line(&s, line, sizeof line, 5);
-        if (!line[0]) break;
-        if (strncmp(line, "status ", 7) == 0 && strstr(line, " oxl-sim: seed=6 ")) statuses++;
-        else others++;
-    }
-    tap_ok(statuses == 1 && others == 0, "seed 6 is answered, and nothing else is (%d, %d)", statuses, others);
-    close(s.out);
-    st = -1;
-    waitpid(s.pid, &st, 0);
-    tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the server ends at the end of its input");
-    bool gone = true;
-    for (int i = 0; i < nk; i++) gone = gone && !alive(kids[i]);
-    tap_ok(gone, "and leaves no child");
-    log = read_log();
-    tap_is_int(count_lines(log, "0 "), 4, "four seeds ran: those requested");
-    free(log);
-
-    /* a server killed outright: its spare dies with it */
-    srv_start(&s);
-    srv_line(&s, line, sizeof line, 5);
-    srv_send(&s, "jobs 1\n");
-    srv_line(&s, line, sizeof line, 5);
-    spare = wait_spare(s.pid);
-    tap_ok(spare > 0, "another server's spare (%ld)", spare);
-    kill(s.pid, SIGKILL);
-    waitpid(s.pid, &st, 0);
-    tap_ok(gone_within(spare, 2), "a server killed by SIGKILL leaves no spare");
-    close(s.in);
-    close(s.out);
-    unsetenv("FAKE_STATE_DIR");
-}
-
 /* Files in dir whose names start with prefix. */
 static int count_named(const char *dir, const char *prefix) {
     char cmd[TR_PATH + 128];
@@ -499,7 +306,6 @@ static void test_bind_now(void) {
 int main(void) {
     harness_init("runner-serve-test");
     test_lazy_and_jobs();
-    test_spares();
     test_runner_on_top();
     test_bind_now();
     return harness_done();

@@ -31,13 +31,7 @@
  * round trip to the runner), and an eighth field `lazy` captures the
  * child's output in memory (memfds): the two files are written only when
  * the child did not end with exit 0 and a report line as its last stderr
- * line; otherwise no file is made and the status answer carries the line.
- *
- * A server with fewer jobs than cores also forks ahead (fork_spare): while a seed runs, the
- * next lazy request's child is already forked and set up, and waits on a
- * pipe of its own until its request comes; its limit and its time count
- * from then. It runs nothing of a test before, and is never answered when
- * no request comes for it. */
+ * line; otherwise no file is made and the status answer carries the line. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
@@ -46,7 +40,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -61,7 +54,6 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,7 +66,6 @@
 #define SERVE_MAX_QUEUED 4096 /* requests waiting for a job */
 #define SERVE_REPORT_TAIL 1024 /* bytes of a lazy child's stderr read for its report line */
 #define SERVE_INLINE_PATHS 240 /* bytes of a lazy child's two paths kept in its entry */
-#define SERVE_SPARES 1 /* children forked ahead of their request, waiting at once */
 
 static int chld_pipe[2] = {-1, -1};
 static volatile sig_atomic_t ending; /* SIGTERM: the parent died (or asked) */
@@ -182,15 +173,6 @@ typedef struct child {
 static const char *out_path(const child *k) { return k->paths ? k->paths : k->inline_paths; }
 static const char *err_path(const child *k) { return out_path(k) + k->err_at; }
 
-/* A child forked ahead of its request (see fork_spare): it has done
- * everything a seed's process does before it knows its seed, and waits on
- * a pipe of its own for the request's fields. */
-typedef struct spare {
-    pid_t pid;          /* 0: none */
-    int out_fd, err_fd; /* its captures (memfds), the server's copies */
-    int handover;       /* the pipe's write end */
-} spare;
-
 typedef struct server {
     int (*run)(void *);
     void *ctx;
@@ -205,10 +187,6 @@ typedef struct server {
      * request: their pages would be written after each fork) */
     char *qtext;
     size_t qcap, qstart, qend, qlen;
-    spare spares[SERVE_SPARES]; /* oldest first */
-    size_t nspares;
-    bool fork_ahead; /* spares are forked: jobs leave a core to fork them on */
-    bool want_spare; /* a lazy seed was started: fork the next one's process ahead */
 } server;
 
 static int64_t mono_ns(void) {
@@ -258,191 +236,6 @@ static int capture_fd(const char *name) {
     return memfd_create(name, MFD_CLOEXEC);
 }
 
-/* The fields of a request the child itself reads: its four variables and
- * its limit. */
-enum { F_RUN = 0, F_SEED = 1, F_REPORT = 2, F_DATA = 5, F_LIMIT = 6 };
-static const int child_fields[] = {F_RUN, F_SEED, F_REPORT, F_DATA, F_LIMIT};
-#define CHILD_FIELDS (sizeof child_fields / sizeof child_fields[0])
-
-/* (reads s only, as close_captures) */
-static void close_spare(const spare *p) {
-    close(p->out_fd);
-    close(p->err_fd);
-    close(p->handover);
-}
-
-/* In a child just forked, before anything of a seed: it is made to look
- * like an exec'd test process, with out and err as its stdout and stderr. */
-static void become_test_process(const server *s, pid_t server_pid, int out, int err) {
-    /* a session (and process group) of its own: no terminal's signals
-     * reach it, and its group is killed with it */
-    setsid();
-    /* A child outlives no server: when the server dies before it could
-     * tell the runner this child's pid (or, for a spare, before it had a
-     * request), nobody else could kill it, and the runner runs the seed
-     * again elsewhere. (In a pid namespace of its own it sees no parent:
-     * getppid() is 0.) */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != server_pid) _exit(137);
-    sigaction(SIGCHLD, &s->old_chld, NULL);
-    sigaction(SIGTERM, &s->old_term, NULL);
-    sigaction(SIGPIPE, &s->old_pipe, NULL);
-    dup2(s->devnull, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(out);
-    close(err);
-    close(s->devnull);
-    close(chld_pipe[0]);
-    close(chld_pipe[1]);
-    /* the server's answers are the server's to write: the child never
-     * writes them (nor resets them: its writes are faults) */
-    /* the other children's captures and the spares' pipes are not the
-     * child's. The server's list and queue stay as they are: freeing them
-     * would write the heap's pages, each a copy of the server's page (a
-     * fault) in every child; the server is static, so they stay reachable
-     * and a test that ends by exit() has no leak reported */
-    for (size_t i = 0; i < s->nkids; i++) close_captures(&s->kids[i]);
-    for (size_t i = 0; i < s->nspares; i++) close_spare(&s->spares[i]);
-}
-
-/* The request's part, in the child: its CPU limit, its variables, the
- * test. cpu_before: CPU time the child used before it had its request
- * (a spare's wait), which the limit does not count. */
-static _Noreturn void run_request(const server *s, char *const f[SERVE_MAX_FIELDS], double cpu_before) {
-    double limit = strcmp(f[F_LIMIT], "-") == 0 ? 0 : strtod(f[F_LIMIT], NULL);
-    if (limit > 0) {
-        /* CPU seconds: whatever it forks, also outside its group, stops
-         * spinning when the server cannot kill it */
-        double total = limit + cpu_before;
-        rlim_t cpu = (rlim_t)total + ((double)(rlim_t)total < total); /* whole seconds, up */
-        struct rlimit rl = {cpu, cpu + 1};
-        setrlimit(RLIMIT_CPU, &rl);
-    }
-    set_var("OXL_TEST_RUN", f[F_RUN]);
-    set_var("OXL_TEST_SEED", f[F_SEED]);
-    set_var("OXL_SIM_REPORT", f[F_REPORT]);
-    set_var("OXL_DATA_DIR", f[F_DATA]);
-    exit(s->run(s->ctx)); /* exit, not _exit: as main returning, atexit handlers flush */
-}
-
-/* nothing buffered may be written twice */
-static void flush_stdio(void) {
-    /* (checked first: a flush locks the stream, a write to libc's pages) */
-    if (__fpending(stdout)) fflush(stdout);
-    if (__fpending(stderr)) fflush(stderr);
-}
-
-static double cpu_seconds(void) {
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-/* A spare, in the child: waits for its request's fields (NUL-ended, in
- * child_fields order) until the server closes the pipe. No request (the
- * server ended, or gave up on it) and it was never a seed: it leaves
- * without a trace (_exit: no atexit handler, no flush, no leak check). */
-static _Noreturn void await_request(const server *s, int from) {
-    static char req[SERVE_LINE];
-    size_t len = 0;
-    for (;;) {
-        ssize_t n = read(from, req + len, sizeof req - 1 - len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        len += (size_t)n;
-    }
-    close(from);
-    char *f[SERVE_MAX_FIELDS] = {0};
-    size_t at = 0;
-    for (size_t i = 0; i < CHILD_FIELDS; i++) {
-        char *end = at < len ? memchr(req + at, '\0', len - at) : NULL;
-        if (!end) _exit(0); /* none, or cut short: the server is gone */
-        f[child_fields[i]] = req + at;
-        at = (size_t)(end - req) + 1;
-    }
-    run_request(s, f, cpu_seconds());
-}
-
-/* Forks a spare: a child for the next lazy request, made ready before
- * that request comes (become_test_process, its captures, and the faults
- * of all that), which waits on a pipe of its own. It runs no test code
- * until hand_over gives it a request. */
-static void fork_spare(server *s) {
-    s->want_spare = false;
-    while (s->nspares < SERVE_SPARES) {
-        int out = capture_fd("stdout"), err = out < 0 ? -1 : capture_fd("stderr"), p[2] = {-1, -1};
-        if (err < 0 || pipe2(p, O_CLOEXEC) != 0) {
-            /* not a failure of any request: the next is forked when it comes */
-            if (out >= 0) close(out);
-            if (err >= 0) close(err);
-            return;
-        }
-        flush_stdio();
-        pid_t server_pid = getpid();
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(p[1]);
-            become_test_process(s, server_pid, out, err);
-            await_request(s, p[0]);
-        }
-        close(p[0]);
-        if (pid < 0) {
-            close(p[1]);
-            close(out);
-            close(err);
-            return;
-        }
-        s->spares[s->nspares++] = (spare){.pid = pid, .out_fd = out, .err_fd = err, .handover = p[1]};
-    }
-}
-
-/* Forgets the spare i. */
-static void forget_spare(server *s, size_t i) {
-    spare p = s->spares[i];
-    close_spare(&p);
-    memmove(&s->spares[i], &s->spares[i + 1], (s->nspares - i - 1) * sizeof p);
-    s->nspares--;
-}
-
-/* Kills the spare i and forgets it; it is reaped as a process that is
- * no child of a request: without an answer. */
-static void end_spare(server *s, size_t i) {
-    kill(-s->spares[i].pid, SIGKILL);
-    kill(s->spares[i].pid, SIGKILL);
-    forget_spare(s, i);
-}
-
-/* Gives request f to the oldest spare: true when it took it, and k is then
- * its entry, its time and limit counted from now. False when it could not
- * (it died while it waited): it is ended, and the caller forks one. */
-static bool hand_over(server *s, char *const f[SERVE_MAX_FIELDS], child *k) {
-    struct iovec iov[CHILD_FIELDS];
-    size_t total = 0;
-    for (size_t i = 0; i < CHILD_FIELDS; i++) {
-        iov[i] = (struct iovec){f[child_fields[i]], strlen(f[child_fields[i]]) + 1};
-        total += iov[i].iov_len;
-    }
-    k->start_ns = mono_ns();
-    /* a fresh pipe holds a request whole (64 KiB against SERVE_LINE): the
-     * write does not wait; a spare that is gone makes it fail (EPIPE) */
-    ssize_t w;
-    do w = writev(s->spares[0].handover, iov, (int)CHILD_FIELDS);
-    while (w < 0 && errno == EINTR);
-    if (w != (ssize_t)total) {
-        end_spare(s, 0);
-        return false;
-    }
-    spare p = s->spares[0];
-    close(p.handover); /* its end of input: it reads the request to here */
-    memmove(&s->spares[0], &s->spares[1], (s->nspares - 1) * sizeof p);
-    s->nspares--;
-    k->pid = p.pid;
-    k->out_fd = p.out_fd;
-    k->err_fd = p.err_fd;
-    return true;
-}
-
 static void start(server *s, char *line) {
     char *f[SERVE_MAX_FIELDS];
     bool lazy = false;
@@ -451,52 +244,51 @@ static void start(server *s, char *line) {
         answer("error malformed request: %s\n", why);
         return;
     }
-    child k = {.out_fd = -1, .err_fd = -1};
-    if (lazy) {
-        size_t no = strlen(f[3]) + 1, ne = strlen(f[4]) + 1;
-        char *to = no + ne <= sizeof k.inline_paths ? k.inline_paths : (k.paths = malloc(no + ne));
-        if (!to) {
-            answer("error cannot fork: out of memory\n");
-            return;
-        }
-        memcpy(to, f[3], no);
-        memcpy(to + no, f[4], ne);
-        k.err_at = no;
-    }
-    /* room for it before the fork: a child the list cannot hold would
-     * have no time and, worse, no entry */
-    if (!add_child(s, k)) {
-        answer("error cannot fork: out of memory\n");
-        drop_child(&k);
-        return;
-    }
-    s->nkids--;
-    double limit = strcmp(f[F_LIMIT], "-") == 0 ? 0 : strtod(f[F_LIMIT], NULL);
-    /* the next lazy request of a server with jobs (the runner's shared
-     * one) finds its process forked, when a core is left for the fork */
-    if (lazy && s->fork_ahead) s->want_spare = true;
-    if (lazy && s->nspares && hand_over(s, f, &k)) {
-        k.deadline_ns = limit > 0 ? k.start_ns + (int64_t)(limit * 1e9) : 0;
-        add_child(s, k); /* has room: see above */
-        answer("pid %ld\n", (long)k.pid);
-        return;
-    }
     int out = lazy ? capture_fd("stdout") : open(f[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0) {
         answer("error cannot open '%s': %s\n", f[3], strerror(errno));
-        drop_child(&k);
         return;
     }
     int err = lazy ? capture_fd("stderr") : open(f[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (err < 0) {
         answer("error cannot open '%s': %s\n", f[4], strerror(errno));
         close(out);
+        return;
+    }
+    child k = {.out_fd = -1, .err_fd = -1};
+    if (lazy) {
+        size_t no = strlen(f[3]) + 1, ne = strlen(f[4]) + 1;
+        char *to = no + ne <= sizeof k.inline_paths ? k.inline_paths : (k.paths = malloc(no + ne));
+        if (to) {
+            memcpy(to, f[3], no);
+            memcpy(to + no, f[4], ne);
+            k.err_at = no;
+        } else {
+            answer("error cannot fork: out of memory\n");
+            close(out);
+            close(err);
+            drop_child(&k);
+            return;
+        }
+    }
+    /* nothing buffered may be written twice */
+    /* (checked first: a flush locks the stream, a write to libc's pages) */
+    if (__fpending(stdout)) fflush(stdout);
+    if (__fpending(stderr)) fflush(stderr);
+    pid_t server_pid = getpid();
+    /* room for it before the fork: a child the list cannot hold would
+     * have no time and, worse, no entry */
+    if (!add_child(s, k)) {
+        answer("error cannot fork: out of memory\n");
+        close(out);
+        close(err);
         drop_child(&k);
         return;
     }
-    flush_stdio();
-    pid_t server_pid = getpid();
+    s->nkids--;
+    double limit = strcmp(f[6], "-") == 0 ? 0 : strtod(f[6], NULL);
     int64_t start_ns = mono_ns();
+    int64_t deadline_ns = limit > 0 ? start_ns + (int64_t)(limit * 1e9) : 0;
     pid_t pid = fork();
     if (pid < 0) {
         answer("error cannot fork: %s\n", strerror(errno));
@@ -506,8 +298,47 @@ static void start(server *s, char *line) {
         return;
     }
     if (pid == 0) {
-        become_test_process(s, server_pid, out, err);
-        run_request(s, f, 0);
+        /* a session (and process group) of its own: no terminal's
+         * signals reach it, and its group is killed with it */
+        setsid();
+        /* A child outlives no server: when the server dies before it
+         * could tell the runner this child's pid, nobody else could kill
+         * it, and the runner runs the seed again elsewhere. (In a pid
+         * namespace of its own it sees no parent: getppid() is 0.) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != server_pid) _exit(137);
+        if (limit > 0) {
+            /* CPU seconds: whatever it forks, also outside its group,
+             * stops spinning when the server cannot kill it */
+            rlim_t cpu = (rlim_t)limit + ((double)(rlim_t)limit < limit); /* whole seconds, up */
+            struct rlimit rl = {cpu, cpu + 1};
+            setrlimit(RLIMIT_CPU, &rl);
+        }
+        sigaction(SIGCHLD, &s->old_chld, NULL);
+        sigaction(SIGTERM, &s->old_term, NULL);
+        sigaction(SIGPIPE, &s->old_pipe, NULL);
+        dup2(s->devnull, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        close(out);
+        close(err);
+        close(s->devnull);
+        close(chld_pipe[0]);
+        close(chld_pipe[1]);
+        /* the server's answers are the server's to write: the child
+         * never writes them (nor resets them: its writes are faults) */
+        /* the other children's captures are not the child's. The
+         * server's list and queue stay as they are: freeing them would
+         * write the heap's pages, each a copy of the server's page (a
+         * fault) in every child; the server is static, so they stay
+         * reachable and a test that ends by exit() has no leak reported */
+        for (size_t i = 0; i < s->nkids; i++) close_captures(&s->kids[i]);
+        close_captures(&k);
+        set_var("OXL_TEST_RUN", f[0]);
+        set_var("OXL_TEST_SEED", f[1]);
+        set_var("OXL_SIM_REPORT", f[2]);
+        set_var("OXL_DATA_DIR", f[5]);
+        exit(s->run(s->ctx)); /* exit, not _exit: as main returning, atexit handlers flush */
     }
     /* the child's session may not exist yet when the runner learns the
      * pid: it kills the pid as well as the group (it has forked nothing
@@ -521,20 +352,9 @@ static void start(server *s, char *line) {
     }
     k.pid = pid;
     k.start_ns = start_ns;
-    k.deadline_ns = limit > 0 ? start_ns + (int64_t)(limit * 1e9) : 0;
+    k.deadline_ns = deadline_ns;
     add_child(s, k); /* has room: see above */
     answer("pid %ld\n", (long)pid);
-}
-
-/* The CPUs this process may run on. A spare's fork overlaps the seed
- * before it only on a core that no job takes: with as many jobs as cores
- * it would take the place of a running seed (the same work, done
- * earlier), and the hand-over costs a pipe a seed, so it is not made. */
-static size_t usable_cpus(void) {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return (size_t)CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (size_t)n : 1;
 }
 
 /* `jobs <n>`: true when line was one (answered). */
@@ -547,8 +367,6 @@ static bool set_jobs(server *s, const char *line) {
         answer("error malformed request: jobs takes a number from 1 to %d\n", SERVE_MAX_JOBS);
     else {
         s->jobs = (size_t)n;
-        s->fork_ahead = s->jobs < usable_cpus();
-        s->want_spare = s->fork_ahead; /* the first request finds its process forked */
         answer("ok\n");
     }
     return true;
@@ -714,14 +532,8 @@ static void reap(server *s) {
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
         int64_t end_ns = mono_ns();
-        bool was_spare = false;
-        for (size_t i = 0; i < s->nspares && !was_spare; i++)
-            if (s->spares[i].pid == pid) {
-                forget_spare(s, i); /* it died waiting: it never was a seed */
-                was_spare = true;
-            }
         child k;
-        if (was_spare || !take_child(s, pid, &k)) continue; /* an orphan a child left, adopted by this subreaper */
+        if (!take_child(s, pid, &k)) continue; /* an orphan a child left, adopted by this subreaper */
         char line[2 * SERVE_REPORT_TAIL + 2];
         settle_capture(&k, st, line, sizeof line);
         if (k.err_fd >= 0 && !line[0] && s->jobs) s->holds++; /* until the runner's `go` or `drop` */
@@ -765,8 +577,6 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     bool input = true, skipping = false;
     while ((input || s.nkids > 0 || s.qlen > 0) && !ending) {
         flush_answers();
-        /* after the answers: the runner need not wait for this fork */
-        if (s.want_spare && input) fork_spare(&s);
         struct pollfd pf[2] = {{chld_pipe[0], POLLIN, 0}, {0, POLLIN, 0}};
         if (poll(pf, input ? 2 : 1, kill_late(&s)) < 0) {
             if (errno != EINTR) break;
@@ -783,8 +593,6 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             input = false;
-            /* no request will come: what waits for one is ended unseen */
-            while (s.nspares) end_spare(&s, 0);
             if (len && !skipping) answer("error malformed request: the input ended inside a line\n");
             continue;
         }
@@ -809,7 +617,6 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     flush_answers();
     /* the parent died (PR_SET_PDEATHSIG) or asked: what runs dies; at the
      * end of the input, what the children left behind (adopted) */
-    while (s.nspares) end_spare(&s, 0);
     test_isolate_kill_all();
     for (size_t i = 0; i < s.nkids; i++) drop_child(&s.kids[i]);
     free(s.kids);

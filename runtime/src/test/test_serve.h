@@ -13,9 +13,7 @@
  * session and process group of its own, has stdin from /dev/null, stdout
  * and stderr in the request's files and OXL_TEST_RUN / OXL_TEST_SEED /
  * OXL_SIM_REPORT / OXL_DATA_DIR as the request says, and then exits with
- * run(ctx); the server kills it at the request's limit. After a `jobs`
- * line the child of the next lazy request is forked ahead and waits for
- * its request (docs/test-binary.md, "Fast requests"). Returns
+ * run(ctx); the server kills it at the request's limit. Returns
  * the server's exit status (0 at the end of its input, 2 when it could
  * not set itself up). */
 int oxl_test_serve(int (*run)(void *ctx), void *ctx);
