@@ -163,8 +163,8 @@ static int by_value(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 100000;
-    if (n <= 0) {
+    int64_t per_round = argc > 1 ? atoll(argv[1]) : 100000;
+    if (per_round <= 0) {
         fprintf(stderr, "usage: bench_rpc [calls a round] [path/to/oxl]\n");
         return 2;
     }
@@ -173,7 +173,6 @@ int main(int argc, char **argv) {
      * ratio compares two runs a few milliseconds apart, which a machine
      * whose speed drifts (a shared one) disturbs far less than the best of
      * each taken apart. The median round is the figure. */
-    int64_t per_round = n;
     uint64_t hash = 0, msgs = 0;
     double best_call = 0, best_msg = 0, ratio[ROUNDS];
     for (int i = 0; i < ROUNDS; i++) {

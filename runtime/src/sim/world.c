@@ -737,19 +737,25 @@ static bool event_dead(const oxl_world *w, const sim_event *ev) {
     return false;
 }
 
+/* The earliest deadline when it comes before every queued event (the
+ * heap settled): an event due at its very instant runs first. */
+static inline bool deadline_first(const oxl_world *w, oxl_time_ns *t) {
+    oxl_time_ns d;
+    if (SIM_LIKELY(!sim_deadline_next(w, &d))) return false;
+    if (w->heap_len && w->heap[0].time <= d) return false;
+    *t = d;
+    return true;
+}
+
 bool sim_next_event_time(oxl_world *w, oxl_time_ns *t) {
     /* Dead events at the top go now, as world_step would drop them (no
      * trace record, next_seq untouched): the answer is the time of the
      * next event that runs, and a queue of dead events is an empty one. */
     heap_settle(w);
     while (w->heap_len && event_dead(w, &w->pool[w->heap[0].slot])) pool_release(w, heap_pop(w).slot);
-    oxl_time_ns d;
-    bool has_deadline = sim_deadline_next(w, &d);
-    if (w->heap_len == 0) {
-        if (has_deadline) *t = d;
-        return has_deadline;
-    }
-    *t = has_deadline && d < w->heap[0].time ? d : w->heap[0].time;
+    if (deadline_first(w, t)) return true;
+    if (w->heap_len == 0) return false;
+    *t = w->heap[0].time;
     return true;
 }
 
@@ -873,27 +879,22 @@ static void world_check_invariants(oxl_world *w) {
 /* Runs a wakeup of the scheduler (top, just taken off the heap): most
  * events of a run of tasks. Only its few fields are kept (the handler may
  * grow the pool); the caller has checked the event limit. */
+static inline void wake_task(oxl_world *w, oxl_time_ns t, oxl_node_id node, uint64_t seq, uint64_t tag,
+                             sim_wake_fn fn, void *arg) {
+    w->now = t;
+    sim_trace_record(w, OXL_EV_TASK, node, OXL_NO_NODE, seq, tag, w->label_wake);
+    fn(w, arg, tag);
+    if (w->ninvariants && !w->failure) world_check_invariants(w);
+}
+
 static inline void run_wake(oxl_world *w, sim_heap_item top, const sim_event *queued) {
     oxl_node_id node = queued->node;
     uint64_t seq = queued->seq, tag = queued->u.wake.tag;
     sim_wake_fn fn = queued->u.wake.fn;
     void *arg = queued->u.wake.arg;
     pool_release(w, top.slot);
-    w->now = top.time;
     w->events_run++;
-    sim_trace_record(w, OXL_EV_TASK, node, OXL_NO_NODE, seq, tag, w->label_wake);
-    fn(w, arg, tag);
-    if (w->ninvariants && !w->failure) world_check_invariants(w);
-}
-
-/* The earliest deadline when it comes before every queued event (the
- * heap settled): an event due at its very instant runs first. */
-static inline bool deadline_first(const oxl_world *w, oxl_time_ns *t) {
-    oxl_time_ns d;
-    if (SIM_LIKELY(!sim_deadline_next(w, &d))) return false;
-    if (w->heap_len && w->heap[0].time <= d) return false;
-    *t = d;
-    return true;
+    wake_task(w, top.time, node, seq, tag, fn, arg);
 }
 
 /* Fires the earliest deadline (deadline_first said it is next): a task
@@ -909,10 +910,7 @@ static bool fire_deadline(oxl_world *w) {
         return false;
     }
     sim_deadline d = sim_deadline_take(w);
-    w->now = d.time;
-    sim_trace_record(w, OXL_EV_TASK, d.node, OXL_NO_NODE, seq, d.tag, w->label_wake);
-    d.fn(w, d.arg, d.tag);
-    if (w->ninvariants && !w->failure) world_check_invariants(w);
+    wake_task(w, d.time, d.node, seq, d.tag, d.fn, d.arg);
     return true;
 }
 
