@@ -29,21 +29,6 @@ static void waitq_push(sched_waitq *q, sched_waiter *w) {
     q->tail = w;
 }
 
-void sched_waiter_unlink(sched_waiter *w) {
-    if (!w->chan) return;
-    sched_waitq *q = w->send ? &w->chan->senders : &w->chan->receivers;
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        q->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    else
-        q->tail = w->prev;
-    w->next = w->prev = NULL;
-    w->chan = NULL;
-}
-
 /* Completes a waiter's operation with status: its task wakes. */
 static void waiter_fire(oxl_sched *s, sched_waiter *w, oxl_chan_status status) {
     oxl_task *t = w->task;
@@ -214,7 +199,10 @@ static inline void after_wake(oxl_sched *s, bool woke, const char *file, int lin
     if (woke && s->opt.preempt_on_wake) sched_give_way(s, file, line);
 }
 
-oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file, int line) {
+/* A send, inline in oxl_chan_send_at and in the word-sized send of
+ * generated code (oxl_chan_send_word): a hop there is one call. */
+static inline __attribute__((always_inline)) oxl_chan_status chan_send(oxl_chan *c, const void *elem,
+                                                                       const char *file, int line) {
     oxl_sched *s = sched_enter("oxl_chan_send");
     if (!s) return OXL_CHAN_CLOSED;
     if (!c) oxl_panic_at(file, line, "send on a NULL channel");
@@ -224,6 +212,14 @@ oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file
     oxl_chan_status st = do_send(s, c, elem, &woke);
     after_wake(s, woke, file, line);
     return st;
+}
+
+oxl_chan_status oxl_chan_send_at(oxl_chan *c, const void *elem, const char *file, int line) {
+    return chan_send(c, elem, file, line);
+}
+
+void oxl_chan_send_word(oxl_chan *c, uint64_t w, const char *file, int line) {
+    if (chan_send(c, &w, file, line) == OXL_CHAN_CLOSED) oxl_panic_at(file, line, "send on a closed channel");
 }
 
 bool oxl_chan_offer(oxl_chan *c, const void *elem) {
@@ -250,7 +246,9 @@ bool oxl_chan_poll(oxl_chan *c, void *elem) {
     return true;
 }
 
-oxl_chan_status oxl_chan_recv_at(oxl_chan *c, void *elem, const char *file, int line) {
+/* A receive, inline as chan_send is. */
+static inline __attribute__((always_inline)) oxl_chan_status chan_recv(oxl_chan *c, void *elem, const char *file,
+                                                                       int line) {
     oxl_sched *s = sched_enter("oxl_chan_recv");
     if (!s) return OXL_CHAN_CLOSED;
     if (!c) oxl_panic_at(file, line, "receive on a NULL channel");
@@ -264,6 +262,14 @@ oxl_chan_status oxl_chan_recv_at(oxl_chan *c, void *elem, const char *file, int 
     oxl_chan_status st = do_recv(s, c, elem, &woke);
     after_wake(s, woke, file, line);
     return st;
+}
+
+oxl_chan_status oxl_chan_recv_at(oxl_chan *c, void *elem, const char *file, int line) {
+    return chan_recv(c, elem, file, line);
+}
+
+bool oxl_chan_recv_word(oxl_chan *c, uint64_t *w, const char *file, int line) {
+    return chan_recv(c, w, file, line) == OXL_CHAN_OK;
 }
 
 void oxl_chan_close(oxl_chan *c) {

@@ -7,7 +7,8 @@
  * the live part of every suspended stack: each suspended task's and, while
  * a task runs, the main stack's. Objects held only in a sleeping task's
  * locals then survive a collection. Nothing here runs unless the program
- * initialised the collector (oxl_rt_init). */
+ * initialised the collector (oxl_rt_init). The move at a switch,
+ * sched_gc_enter, is inline in sched_internal.h: it is on every switch. */
 #include "sched_internal.h"
 
 #include <gc/gc.h>
@@ -43,12 +44,6 @@ void sched_gc_begin(oxl_sched *s) {
     gc_run = s;
     s->gc_prev_push = GC_get_push_other_roots();
     GC_set_push_other_roots(push_suspended_stacks);
-}
-
-SIM_HOT void sched_gc_enter(oxl_sched *s, const sched_fiber *to) {
-    struct GC_stack_base sb = {0};
-    sb.mem_base = to == &s->main_fiber ? s->gc_main_bottom : (void *)(to->stack_lo + to->stack_size);
-    GC_set_stackbottom(s->gc_thread, &sb);
 }
 
 void sched_gc_end(oxl_sched *s) {

@@ -110,16 +110,6 @@ static void format_instant(char *buf, size_t cap, oxl_time_ns t) {
  * saves a call where a tick of time_compression is some 760 instructions. */
 #define SCHED_HOT static inline __attribute__((always_inline))
 
-SCHED_HOT void make_ready(oxl_sched *s, oxl_task *t) {
-    if (SIM_UNLIKELY(s->nready == s->ready_cap)) {
-        s->ready_cap = s->ready_cap ? s->ready_cap * 2 : 64;
-        s->ready = sim_xrealloc(s->ready, s->ready_cap * sizeof *s->ready);
-    }
-    t->state = TASK_READY;
-    s->ready[s->nready++] = t;
-}
-
-SIM_HOT void sched_make_ready(oxl_sched *s, oxl_task *t) { make_ready(s, t); }
 
 static inline void ready_remove_at(oxl_sched *s, size_t i) {
     /* Mostly one or two tasks are ready: spare those a call to memmove. */
@@ -533,14 +523,6 @@ static void task_entry(void *arg) {
     switch_away(s, NULL, f, true);
 }
 
-SIM_HOT void sched_task_drop_waits(oxl_sched *s, oxl_task *t) {
-    for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
-    t->nwaiters = 0;
-    t->waiters = NULL;
-    if (t->wake_handle) sim_cancel_event(s->world, t->wake_handle);
-    t->wake_handle = 0;
-}
-
 void sched_cancel_task(oxl_sched *s, oxl_task *t) {
     if (t->state == TASK_DONE || t->state == TASK_CANCELLED) return;
     sched_task_drop_waits(s, t);
@@ -781,7 +763,7 @@ SIM_HOT static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag) {
         sched_task_drop_waits(s, t);
     else
         t->waiters = NULL;
-    make_ready(s, t);
+    sched_make_ready(s, t);
 }
 
 /* What a wakeup names its task by: its slot and id (wake_sleeper). */

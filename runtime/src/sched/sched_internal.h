@@ -7,6 +7,8 @@
 #include "sched/fiber.h"
 #include "sim/sim_internal.h"
 
+#include <gc/gc.h>
+
 /* live tasks at once unless the options say otherwise: a limit on
  * everything, above what a test of many tasks (100,000) needs */
 #define SCHED_DEFAULT_MAX_TASKS 1000000u
@@ -189,7 +191,16 @@ static inline oxl_sched *sched_enter(const char *call) {
 oxl_sched *sched_active(void);               /* the scheduler of this thread, or NULL */
 /* "client 3" for a task spawned with a name, else "task 6" (in buf). */
 const char *sched_task_label(const oxl_sched *s, uint64_t id, char *buf, size_t cap);
-void sched_make_ready(oxl_sched *s, oxl_task *t);
+/* Puts a blocked (or new) task at the end of the ready list. Inline, as
+ * are the waiters' helpers below: each is a call on every channel hop. */
+static inline __attribute__((always_inline)) void sched_make_ready(oxl_sched *s, oxl_task *t) {
+    if (SIM_UNLIKELY(s->nready == s->ready_cap)) {
+        s->ready_cap = s->ready_cap ? s->ready_cap * 2 : 64;
+        s->ready = sim_xrealloc(s->ready, s->ready_cap * sizeof *s->ready);
+    }
+    t->state = TASK_READY;
+    s->ready[s->nready++] = t;
+}
 bool sched_drive_world(oxl_sched *s);
 /* A decision point where the running task may go on or give way. */
 void sched_give_way(oxl_sched *s, const char *file, int line);
@@ -203,9 +214,30 @@ void sched_arm_deadline(oxl_sched *s, oxl_time_ns until); /* no event until it f
 /* The time a new timer counts from: virtual now, or in real-time mode the
  * real elapsed time when the run is behind the clock. */
 oxl_time_ns sched_timer_base(oxl_sched *s);
+/* Takes waiter w off its channel's queue (if it is on one). */
+static inline __attribute__((always_inline)) void sched_waiter_unlink(sched_waiter *w) {
+    if (!w->chan) return;
+    sched_waitq *q = w->send ? &w->chan->senders : &w->chan->receivers;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        q->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        q->tail = w->prev;
+    w->next = w->prev = NULL;
+    w->chan = NULL;
+}
 /* Takes a blocked task off every channel it waits on and cancels its
  * pending wakeup (a sleep's end, a select's timeout). */
-void sched_task_drop_waits(oxl_sched *s, oxl_task *t);
+static inline __attribute__((always_inline)) void sched_task_drop_waits(oxl_sched *s, oxl_task *t) {
+    for (uint32_t i = 0; i < t->nwaiters; i++) sched_waiter_unlink(&t->waiters[i]);
+    t->nwaiters = 0;
+    t->waiters = NULL;
+    if (t->wake_handle) sim_cancel_event(s->world, t->wake_handle);
+    t->wake_handle = 0;
+}
 void sched_cancel_task(oxl_sched *s, oxl_task *t);
 oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, const char *file, int line);
 void sched_stop(oxl_sched *s, oxl_sched_status status, char *report);
@@ -224,11 +256,17 @@ void sched_on_canary(const sched_fiber *f);
 
 /* gc_stacks.c */
 void sched_gc_begin(oxl_sched *s);
-void sched_gc_enter(oxl_sched *s, const sched_fiber *to); /* before switching to `to` */
+/* Before switching to `to`: the collector's known stack bottom becomes
+ * to's, as it scans the running stack up to it (gc_stacks.c). Inline: it
+ * is on every switch of a program that collects. */
+static inline __attribute__((always_inline)) void sched_gc_enter(oxl_sched *s, const sched_fiber *to) {
+    struct GC_stack_base sb = {0};
+    sb.mem_base = to == &s->main_fiber ? s->gc_main_bottom : (void *)(to->stack_lo + to->stack_size);
+    GC_set_stackbottom(s->gc_thread, &sb);
+}
 void sched_gc_end(oxl_sched *s);
 
 /* chan.c */
-void sched_waiter_unlink(sched_waiter *w);
 void sched_chans_free(oxl_sched *s);
 
 /* policy.c */
