@@ -91,6 +91,8 @@ static void run_fini(void *obj) {
         drop_tables(r, rn);
         free(rn->pending);
         free(rn->running);
+        free(rn->answered);
+        free(rn->answered_index);
     }
     free(r->nodes);
     free(r->labels);
@@ -284,7 +286,7 @@ static void drop_tables(rpc_run *r, rpc_node *rn) {
         rn->answered[i] = (rpc_answered){0};
     }
     rn->nanswered = rn->answered_next = 0;
-    memset(rn->answered_index, 0, sizeof rn->answered_index);
+    if (rn->answered_index) memset(rn->answered_index, 0, 2 * rn->answered_cap * sizeof *rn->answered_index);
     rn->calls = 0;
 }
 

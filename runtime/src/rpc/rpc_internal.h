@@ -210,14 +210,20 @@ typedef struct rpc_node {
     size_t nrunning, cap_running;
     oxl_task *idle[RPC_IDLE_WORKERS]; /* handler tasks parked for the next request, the latest last */
     size_t nidle;
-    rpc_answered answered[OXL_RPC_DEDUP]; /* a ring, the oldest replaced first */
-    size_t nanswered, answered_next;
+    /* A ring, the oldest replaced first once it holds OXL_RPC_DEDUP. It
+     * grows by doubling until then (from RPC_ANSWERED_FIRST): a seed's
+     * node answers a few requests, and a table of the whole limit was a
+     * third of a shop seed's instructions (zeroing) and pages. */
+    rpc_answered *answered;
+    size_t answered_cap, nanswered, answered_next;
     /* (from, id) -> an entry (0: empty) of the answered slot + 1, the
      * position its probe starts at, and 5 more bits of its hash: a probe
-     * and a removal read the ring only for a likely match. Linear probing;
-     * a removal shifts the entries after it back (no tombstones). */
-    uint32_t answered_index[2 * OXL_RPC_DEDUP];
+     * and a removal read the ring only for a likely match. Linear probing
+     * over 2 * answered_cap entries; a removal shifts the entries after it
+     * back (no tombstones); a growth places every entry again. */
+    uint32_t *answered_index;
 } rpc_node;
+#define RPC_ANSWERED_FIRST 16
 _Static_assert(2 * OXL_RPC_DEDUP <= 2048, "an index entry has 16 bits for a slot and 11 for a position");
 
 /* A trace label, interned once per (what, service, method): `what` is a

@@ -74,21 +74,23 @@ static void answer_again(rpc_node *rn, const rpc_answered *a, const oxl_service 
 
 /* ---- the answered requests: a ring with a hash index on (from, id) ---- */
 
-#define INDEX_CAP (2 * OXL_RPC_DEDUP)
 #define IX_SLOT(e) ((e) & 0xffffu)      /* the slot + 1 */
 #define IX_HOME(e) ((e) >> 16 & 0x7ffu) /* where its probe starts */
 #define IX_TAG(e) ((e) >> 27)           /* 5 more bits of its hash */
 
+static size_t index_cap(const rpc_node *rn) { return 2 * rn->answered_cap; }
+
 /* The entry (from, id) would have, but for its slot. */
-static uint32_t index_key(oxl_node_id from, uint64_t id) {
+static uint32_t index_key(const rpc_node *rn, oxl_node_id from, uint64_t id) {
     uint64_t h = (id ^ (uint64_t)(uint32_t)from << 48) * UINT64_C(0x9E3779B97F4A7C15);
-    return (uint32_t)((h >> 40) & (INDEX_CAP - 1)) << 16 | (uint32_t)(h >> 59) << 27;
+    return (uint32_t)((h >> 40) & (index_cap(rn) - 1)) << 16 | (uint32_t)(h >> 59) << 27;
 }
 
 /* The index position holding (from, id), or of the empty place where it
  * would go. */
 static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id, uint32_t key) {
-    for (size_t i = IX_HOME(key);; i = (i + 1) & (INDEX_CAP - 1)) {
+    size_t mask = index_cap(rn) - 1;
+    for (size_t i = IX_HOME(key);; i = (i + 1) & mask) {
         uint32_t e = rn->answered_index[i];
         if (e == 0) return i;
         if ((e & 0xffff0000u) != key) continue;
@@ -101,8 +103,9 @@ static size_t index_find(const rpc_node *rn, oxl_node_id from, uint64_t id, uint
  * into the hole unless its own start lies (cyclically) after the hole,
  * so every entry stays reachable from its start. */
 static void index_remove(rpc_node *rn, size_t i) {
+    size_t mask = index_cap(rn) - 1;
     for (size_t j = i;;) {
-        j = (j + 1) & (INDEX_CAP - 1);
+        j = (j + 1) & mask;
         uint32_t e = rn->answered_index[j];
         if (e == 0) break;
         size_t k = IX_HOME(e);
@@ -115,16 +118,39 @@ static void index_remove(rpc_node *rn, size_t i) {
     rn->answered_index[i] = 0;
 }
 
+static void index_put(rpc_node *rn, size_t slot) {
+    const rpc_answered *a = &rn->answered[slot];
+    uint32_t key = index_key(rn, a->from, a->id);
+    rn->answered_index[index_find(rn, a->from, a->id, key)] = key | (uint32_t)(slot + 1);
+}
+
 static rpc_answered *answered_find(rpc_node *rn, oxl_node_id from, uint64_t id) {
-    uint32_t e = rn->answered_index[index_find(rn, from, id, index_key(from, id))];
+    if (!rn->nanswered) return NULL;
+    uint32_t e = rn->answered_index[index_find(rn, from, id, index_key(rn, from, id))];
     return e ? &rn->answered[IX_SLOT(e) - 1] : NULL;
 }
 
+/* A full ring below the limit doubles: its slots are in the order they
+ * were taken (it never wrapped), so the next one is the first new slot. */
+static void answered_grow(rpc_node *rn) {
+    size_t old = rn->answered_cap, cap = old ? 2 * old : RPC_ANSWERED_FIRST;
+    if (cap > OXL_RPC_DEDUP) cap = OXL_RPC_DEDUP;
+    rn->answered = rpc_xrealloc(rn->answered, cap * sizeof *rn->answered);
+    memset(rn->answered + old, 0, (cap - old) * sizeof *rn->answered);
+    rn->answered_cap = cap;
+    free(rn->answered_index);
+    rn->answered_index = rpc_xrealloc(NULL, index_cap(rn) * sizeof *rn->answered_index);
+    memset(rn->answered_index, 0, index_cap(rn) * sizeof *rn->answered_index);
+    for (size_t i = 0; i < rn->nanswered; i++) index_put(rn, i);
+    rn->answered_next = rn->nanswered;
+}
+
 RPC_HOT static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const oxl_wire_buf *frame) {
+    if (rn->nanswered == rn->answered_cap && rn->answered_cap < OXL_RPC_DEDUP) answered_grow(rn);
     size_t slot = rn->answered_next;
     rpc_answered *a = &rn->answered[slot];
-    if (rn->nanswered == OXL_RPC_DEDUP) /* the oldest goes */
-        index_remove(rn, index_find(rn, a->from, a->id, index_key(a->from, a->id)));
+    if (rn->nanswered == rn->answered_cap) /* the oldest goes */
+        index_remove(rn, index_find(rn, a->from, a->id, index_key(rn, a->from, a->id)));
     else
         rn->nanswered++;
     if (a->cap < frame->len) { /* the slot's buffer is reused when it has room */
@@ -136,9 +162,8 @@ RPC_HOT static void remember(rpc_node *rn, oxl_node_id from, uint64_t id, const 
     a->id = id;
     a->len = frame->len;
     memcpy(a->frame, frame->data, frame->len);
-    uint32_t key = index_key(from, id);
-    rn->answered_index[index_find(rn, from, id, key)] = key | (uint32_t)(slot + 1);
-    rn->answered_next = (rn->answered_next + 1) % OXL_RPC_DEDUP;
+    index_put(rn, slot);
+    rn->answered_next = (rn->answered_next + 1) % rn->answered_cap;
 }
 
 /* One request on a handler task: decode, run, answer; its record given
