@@ -110,6 +110,7 @@ static void format_instant(char *buf, size_t cap, oxl_time_ns t) {
  * saves a call where a tick of time_compression is some 760 instructions. */
 #define SCHED_HOT static inline __attribute__((always_inline))
 
+/* (sched_make_ready, the push, is inline in sched_internal.h.) */
 
 static inline void ready_remove_at(oxl_sched *s, size_t i) {
     /* Mostly one or two tasks are ready: spare those a call to memmove. */
