@@ -4,6 +4,7 @@
  * nodes that are down. Read-only; ordered by (arrival, tie), by the order
  * the cuts were made and by node ids, never by an address. */
 #include "sim_internal.h"
+#include "event_queue.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,10 +14,14 @@
 #define DESCRIBE_MAX_CUTS 32      /* lines of partitions and blocks */
 #define DESCRIBE_MAX_SIDE 16      /* node names of one side of a cut */
 
+typedef struct queued_msg {
+    sim_qkey key;
+    uint32_t slot;
+} queued_msg;
+
 static int cmp_item(const void *a, const void *b) {
-    const sim_heap_item *x = a, *y = b;
-    if (x->time != y->time) return x->time < y->time ? -1 : 1;
-    return x->tie < y->tie ? -1 : x->tie > y->tie;
+    const queued_msg *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static void put_time(FILE *out, oxl_time_ns t) {
@@ -101,16 +106,16 @@ void oxl_world_describe(const oxl_world *w, const char *indent, FILE *out) {
     if (!w || !out) return;
     if (!indent) indent = "";
     /* messages in flight, by arrival */
-    sim_heap_item *msgs = sim_xmalloc((w->heap_len ? w->heap_len : 1) * sizeof *msgs);
+    queued_msg *msgs = sim_xmalloc((w->queued ? w->queued : 1) * sizeof *msgs);
     size_t n = 0;
-    for (size_t i = w->heap_hole ? 1 : 0; i < w->heap_len; i++) /* a taken top is no longer queued */
-        if (w->pool[w->heap[i].slot].type == SIM_DELIVER) msgs[n++] = w->heap[i];
+    for (uint32_t s = 0; s < w->pool_len; s++) /* a taken top is no longer queued */
+        if (sim_queue_holds(w, s) && w->pool[s].type == SIM_DELIVER) msgs[n++] = (queued_msg){w->qkey[s], s};
     qsort(msgs, n, sizeof *msgs, cmp_item);
     for (size_t i = 0; i < n && i < DESCRIBE_MAX_MESSAGES; i++) {
         const sim_event *ev = &w->pool[msgs[i].slot];
         fprintf(out, "%smessage %s -> %s (%" PRIu32 " bytes) in flight, arriving at ", indent,
                 oxl_world_node_name(w, ev->from), oxl_world_node_name(w, ev->node), ev->len);
-        put_time(out, msgs[i].time);
+        put_time(out, sim_qkey_time(msgs[i].key));
         fputc('\n', out);
     }
     if (n > DESCRIBE_MAX_MESSAGES) fprintf(out, "%s... and %zu more messages in flight\n", indent, n - DESCRIBE_MAX_MESSAGES);

@@ -58,7 +58,6 @@ typedef struct sim_event {
     oxl_node_id from;      /* sender of a message */
     uint32_t incarnation;  /* timers: the incarnation that set it */
     uint32_t gen;          /* bumped when the slot is reused (timer ids) */
-    uint32_t heap_pos;     /* where it is in the heap while queued */
     uint32_t label;
     uint32_t len;          /* message length */
     uint64_t seq;
@@ -86,11 +85,9 @@ typedef struct sim_event {
     } u;
 } sim_event;
 
-typedef struct sim_heap_item {
-    oxl_time_ns time;
-    uint64_t tie;  /* (seeded draw << 40) | seq, or seq alone */
-    uint32_t slot; /* index into the event pool */
-} sim_heap_item;
+/* A queued event's place in the order: its time << 64 | its tie, where the
+ * tie is (seeded draw << 40) | seq, or seq alone (event_queue.h). */
+typedef unsigned __int128 sim_qkey;
 
 /* ---- deadlines (deadline.c): wakeups that are no event until they fire ---- */
 #define SIM_DEADLINE_MAX (1u << 24)            /* armed at once */
@@ -226,9 +223,12 @@ struct oxl_world {
     uint64_t next_seq;
     uint64_t events_run;
 
-    sim_heap_item *heap;
-    size_t heap_len, heap_cap;
-    bool heap_hole; /* heap[0] was taken and not yet filled (world.c, heap_settle) */
+    /* the event queue (event_queue.h): a winner tree over the pool's slots */
+    sim_qkey *qkey;   /* [qcap] by slot; SIM_QKEY_NONE when not queued */
+    uint32_t *qwin;   /* [qcap] inner nodes 1 .. qcap-1: the earliest slot below */
+    uint32_t qcap;    /* a power of two, > every slot in use */
+    uint32_t queued;  /* events in the queue */
+    uint32_t qtaken;  /* the top taken and its leaf not yet cleared, or SIM_QUEUE_NO_SLOT */
     sim_event *pool;
     uint32_t pool_len, pool_cap;
     uint32_t *free_slots;

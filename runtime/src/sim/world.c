@@ -1,11 +1,12 @@
 /* world.c: the World: virtual time, the event queue, nodes and their
  * incarnations, node contexts, node faults, oracles.
  *
- * One door: every effect that happens later is an event in one binary heap
- * keyed (time, tie), where tie is the sequence number, with a seeded draw in
+ * One door: every effect that happens later is an event in one queue
+ * (event_queue.h) keyed (time, tie), where tie is the sequence number, with a seeded draw in
  * its high bits when randomize_ties is on. Nothing is ever ordered by an
  * address. */
 #include "sim_internal.h"
+#include "event_queue.h"
 #include "fence/fence.h"
 
 #include <assert.h>
@@ -137,8 +138,8 @@ oxl_world *oxl_world_new(const oxl_world_options *opt) {
     oxl_rng_seed(&w->fault_rng, seed, "faults");
     oxl_rng_seed(&w->dead_rng, seed, "dead");
     w->running_node = OXL_NO_NODE;
-    w->heap_cap = 256;
-    w->heap = sim_xmalloc(w->heap_cap * sizeof *w->heap);
+    w->qtaken = SIM_QUEUE_NO_SLOT;
+    sim_queue_grow(w, 2);
     w->pool_cap = 256;
     w->pool = sim_xmalloc(w->pool_cap * sizeof *w->pool);
     w->free_slots = sim_xmalloc(w->pool_cap * sizeof *w->free_slots);
@@ -146,8 +147,6 @@ oxl_world *oxl_world_new(const oxl_world_options *opt) {
     if (oxl_net_latency(w, w->opt.latency_min, w->opt.latency_max) != OXL_OK) w->lat_min = w->lat_max = 0;
     return w;
 }
-
-static inline void heap_settle(oxl_world *w);
 
 static void event_release_payload(sim_event *ev) {
     if (ev->type == SIM_DELIVER && ev->u.msg.heap_data) {
@@ -163,8 +162,9 @@ void sim_destroy_doomed(oxl_world *w) {
 
 void oxl_world_free(oxl_world *w) {
     if (!w) return;
-    heap_settle(w);
-    for (size_t i = 0; i < w->heap_len; i++) event_release_payload(&w->pool[w->heap[i].slot]);
+    queue_settle(w);
+    for (uint32_t s = 0; s < w->pool_len; s++)
+        if (sim_queue_holds(w, s)) event_release_payload(&w->pool[s]);
     for (int i = 0; i < w->nnodes; i++) {
         sim_node *n = &w->nodes[i];
         if (n->proc) n->proc->ops->destroy(n->proc);
@@ -177,7 +177,7 @@ void oxl_world_free(oxl_world *w) {
     sim_faults_free(w);
     sim_deadlines_free(w);
     free(w->nodes);
-    free(w->heap);
+    sim_queue_free(w);
     free(w->pool);
     free(w->free_slots);
     for (size_t i = 0; i < w->nstrings; i++) free(w->strings[i]);
@@ -192,7 +192,7 @@ void oxl_world_free(oxl_world *w) {
 uint64_t oxl_world_seed(const oxl_world *w) { return w->opt.seed; }
 SIM_HOT oxl_time_ns oxl_world_now(const oxl_world *w) { return w->now; }
 uint64_t oxl_world_event_count(const oxl_world *w) { return w->events_run; }
-size_t oxl_world_pending(const oxl_world *w) { return w->heap_len - (w->heap_hole ? 1 : 0) + w->deadlines.len; }
+size_t oxl_world_pending(const oxl_world *w) { return w->queued + w->deadlines.len; }
 oxl_rng *oxl_world_rng(oxl_world *w) { return &w->fault_rng; }
 
 /* ---- failure ---- */
@@ -243,128 +243,38 @@ const char *oxl_world_strf(oxl_world *w, const char *fmt, ...) {
     return s;
 }
 
-/* ---- the event queue ---- */
+/* ---- the event queue (event_queue.h) ---- */
 
-/* Times are never negative (nothing can be scheduled in the past), so
- * (time, tie) compares as one unsigned 128-bit number: one branch, not
- * two. */
-static inline unsigned __int128 heap_key(const sim_heap_item *a) {
-    return (unsigned __int128)(uint64_t)a->time << 64 | a->tie;
-}
-
-static inline bool heap_less(const sim_heap_item *a, const sim_heap_item *b) { return heap_key(a) < heap_key(b); }
-
-/* Every item placed in the heap tells its event where it is, so a
- * cancelled event leaves the heap at once (heap_remove) instead of
- * lingering until its time: a run with many abandoned timeouts (every rpc
- * call's deadline) keeps a small heap. */
-static inline void heap_place(oxl_world *w, size_t i, sim_heap_item it) {
-    w->heap[i] = it;
-    w->pool[it.slot].heap_pos = (uint32_t)i;
-}
-
-/* The heap is 4-ary: children of i are 4i+1 .. 4i+4. Half the levels of a
- * binary heap, and the four children of a node are adjacent, loaded at
- * once and compared without a branch; a walk down is a chain of loads as
- * long as the depth. 8-ary compares more than it saves (a tick of
- * bench/time_compression: 75 ns at 4, 100 at 8). The order of events is
- * the keys' alone, whatever the heap's shape. */
-#define HEAP_ARITY 4
-
-/* Puts `it` at hole i, or higher while its parent is later. */
-static inline void heap_sift_up(oxl_world *w, size_t i, sim_heap_item it) {
-    sim_heap_item *h = w->heap;
-    unsigned __int128 key = heap_key(&it);
-    while (i > 0) {
-        size_t parent = (i - 1) / HEAP_ARITY;
-        if (key >= heap_key(&h[parent])) break;
-        heap_place(w, i, h[parent]);
-        i = parent;
+void sim_queue_grow(oxl_world *w, uint32_t cap) {
+    assert(cap >= 2 && (cap & (cap - 1)) == 0 && cap <= (UINT32_C(1) << 31) && cap > w->qcap);
+    queue_settle(w);
+    w->qkey = sim_xrealloc(w->qkey, cap * sizeof *w->qkey);
+    for (uint32_t s = w->qcap; s < cap; s++) w->qkey[s] = SIM_QKEY_NONE;
+    free(w->qwin);
+    w->qwin = sim_xmalloc(cap * sizeof *w->qwin);
+    w->qcap = cap;
+    /* inner node i's children are 2i and 2i+1; nodes cap .. 2cap-1 are the leaves */
+    for (uint32_t i = cap - 1; i >= 1; i--) {
+        uint32_t l = 2 * i >= cap ? 2 * i - cap : w->qwin[2 * i];
+        uint32_t r = 2 * i + 1 >= cap ? 2 * i + 1 - cap : w->qwin[2 * i + 1];
+        w->qwin[i] = w->qkey[r] < w->qkey[l] ? r : l;
     }
-    heap_place(w, i, it);
+    w->qwin[0] = SIM_QUEUE_NO_SLOT; /* not a node */
 }
 
-static void heap_fill(oxl_world *w, size_t i, sim_heap_item last);
-
-/* Inline in its one caller (event_push): a call here was 3% of a tick of
- * bench/time_compression. */
-static inline __attribute__((always_inline)) void heap_push(oxl_world *w, sim_heap_item it) {
-    if (w->heap_hole) { /* the top was taken: the new item fills its place */
-        w->heap_hole = false;
-        heap_fill(w, 0, it);
-        return;
-    }
-    if (w->heap_len == w->heap_cap) {
-        w->heap_cap *= 2;
-        w->heap = sim_xrealloc(w->heap, w->heap_cap * sizeof *w->heap);
-    }
-    heap_sift_up(w, w->heap_len++, it);
+void sim_queue_free(oxl_world *w) {
+    free(w->qkey);
+    free(w->qwin);
+    w->qkey = NULL;
+    w->qwin = NULL;
+    w->qcap = 0;
 }
 
-/* The earliest of the children first .. first+3 (all present). */
-static inline size_t heap_min4(const sim_heap_item *h, size_t first) {
-    size_t a = first + (heap_less(&h[first + 1], &h[first]) ? 1 : 0);
-    size_t b = first + 2 + (heap_less(&h[first + 3], &h[first + 2]) ? 1 : 0);
-    return heap_less(&h[b], &h[a]) ? b : a;
-}
-
-/* Fills hole i with `last` (an item taken off the end): Floyd's walk of the
- * hole down to a leaf along the earliest children (no comparison with
- * `last`), then `last` rises from there. The last item is a leaf's, so it
- * rarely rises far. */
-SIM_HOT static void heap_fill(oxl_world *w, size_t i, sim_heap_item last) {
-    sim_heap_item *h = w->heap;
-    size_t n = w->heap_len;
-    for (;;) {
-        size_t first = HEAP_ARITY * i + 1;
-        size_t child;
-        if (first + HEAP_ARITY <= n) {
-            child = heap_min4(h, first);
-        } else {
-            if (first >= n) break;
-            child = first;
-            for (size_t c = first + 1; c < n; c++)
-                if (heap_less(&h[c], &h[child])) child = c;
-        }
-        heap_place(w, i, h[child]);
-        i = child;
-    }
-    heap_sift_up(w, i, last);
-}
-
-/* A taken top is filled lazily: a wakeup's task mostly queues its next
- * event right after it runs, and that event then fills the hole
- * (heap_push): one walk down and a climb, where a pop and a push each
- * walk. Every other use of the heap fills the hole first. */
-static inline void heap_settle(oxl_world *w) {
-    if (!w->heap_hole) return;
-    w->heap_hole = false;
-    size_t n = --w->heap_len;
-    if (n) heap_fill(w, 0, w->heap[n]);
-}
-
-/* Takes the top (the heap settled), leaving its place a hole. */
-static inline sim_heap_item heap_take_top(oxl_world *w) {
-    w->heap_hole = true;
-    return w->heap[0];
-}
-
-static sim_heap_item heap_pop(oxl_world *w) {
-    sim_heap_item top = w->heap[0];
-    size_t n = --w->heap_len;
-    if (n) heap_fill(w, 0, w->heap[n]);
-    return top;
-}
-
-/* Takes the item at position i out of the heap. */
-static void heap_remove(oxl_world *w, size_t i) {
-    size_t n = --w->heap_len;
-    if (i == n) return;
-    sim_heap_item last = w->heap[n];
-    if (i > 0 && heap_less(&last, &w->heap[(i - 1) / HEAP_ARITY]))
-        heap_sift_up(w, i, last); /* it belongs above the hole */
-    else
-        heap_fill(w, i, last);
+/* Takes the top out of the queue now (the queue settled, not empty). */
+static uint32_t queue_pop(oxl_world *w) {
+    uint32_t s = queue_top(w);
+    queue_remove(w, s);
+    return s;
 }
 
 SIM_HOT static uint32_t pool_alloc(oxl_world *w) {
@@ -376,6 +286,7 @@ SIM_HOT static uint32_t pool_alloc(oxl_world *w) {
     }
     uint32_t slot = w->pool_len++;
     w->pool[slot].gen = 0;
+    if (SIM_UNLIKELY(slot >= w->qcap)) sim_queue_grow(w, w->qcap * 2);
     return slot;
 }
 
@@ -401,8 +312,8 @@ static inline __attribute__((always_inline)) sim_event *event_slot(oxl_world *w,
     return dst;
 }
 
-/* Puts slot's event (sequence number seq) in the heap at time t, with its
- * tie draw. */
+/* Queues slot's event (sequence number seq) at time t, with its tie
+ * draw. */
 static inline __attribute__((always_inline)) void event_push(oxl_world *w, oxl_time_ns t, uint64_t seq,
                                                              uint32_t slot) {
     uint64_t tie = seq;
@@ -416,23 +327,22 @@ static inline __attribute__((always_inline)) void event_push(oxl_world *w, oxl_t
         w->tie_bits <<= 64 - SIM_SEQ_BITS;
         w->tie_nbits -= 64 - SIM_SEQ_BITS;
     }
-    heap_push(w, (sim_heap_item){t, tie, slot});
+    queue_push(w, slot, sim_qkey_make(t, tie));
 }
 
 static inline __attribute__((always_inline)) sim_event *event_queue(oxl_world *w, oxl_time_ns t, uint32_t *slot_out) {
     sim_event *dst = event_slot(w, slot_out);
     event_push(w, t, dst->seq, *slot_out);
-    return &w->pool[*slot_out]; /* heap_push does not move the pool */
+    return &w->pool[*slot_out]; /* queue_push does not move the pool */
 }
 
 SIM_HOT uint32_t sim_schedule(oxl_world *w, oxl_time_ns t, sim_event *ev) {
     uint32_t slot;
     sim_event *dst = event_queue(w, t, &slot);
-    uint32_t gen = dst->gen, pos = dst->heap_pos;
+    uint32_t gen = dst->gen;
     uint64_t seq = dst->seq;
     *dst = *ev;
     dst->gen = gen;
-    dst->heap_pos = pos;
     dst->seq = seq;
     return slot;
 }
@@ -726,15 +636,14 @@ SIM_HOT uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node
     return handle;
 }
 
-/* A queued event that will not run leaves the heap and frees its slot now
+/* A queued event that will not run leaves the queue and frees its slot now
  * (its handle goes stale with the slot's generation). It was never run nor
  * traced, so the trace does not change. */
 SIM_HOT static void cancel_queued(oxl_world *w, sim_event *ev) {
     uint32_t slot = (uint32_t)(ev - w->pool);
-    heap_settle(w); /* before its place is read: the fill moves events */
-    assert(w->heap[ev->heap_pos].slot == slot);
+    queue_settle(w);
     event_release_payload(ev);
-    heap_remove(w, ev->heap_pos);
+    queue_remove(w, slot);
     pool_release(w, slot);
 }
 
@@ -755,11 +664,11 @@ static bool event_dead(const oxl_world *w, const sim_event *ev) {
 }
 
 /* The earliest deadline when it comes before every queued event (the
- * heap settled): an event due at its very instant runs first. */
+ * queue settled): an event due at its very instant runs first. */
 static inline bool deadline_first(const oxl_world *w, oxl_time_ns *t) {
     oxl_time_ns d;
     if (SIM_LIKELY(!sim_deadline_next(w, &d))) return false;
-    if (w->heap_len && w->heap[0].time <= d) return false;
+    if (w->queued && sim_qkey_time(queue_top_key(w)) <= d) return false;
     *t = d;
     return true;
 }
@@ -768,11 +677,11 @@ bool sim_next_event_time(oxl_world *w, oxl_time_ns *t) {
     /* Dead events at the top go now, as world_step would drop them (no
      * trace record, next_seq untouched): the answer is the time of the
      * next event that runs, and a queue of dead events is an empty one. */
-    heap_settle(w);
-    while (w->heap_len && event_dead(w, &w->pool[w->heap[0].slot])) pool_release(w, heap_pop(w).slot);
+    queue_settle(w);
+    while (w->queued && event_dead(w, &w->pool[queue_top(w)])) pool_release(w, queue_pop(w));
     if (deadline_first(w, t)) return true;
-    if (w->heap_len == 0) return false;
-    *t = w->heap[0].time;
+    if (w->queued == 0) return false;
+    *t = sim_qkey_time(queue_top_key(w));
     return true;
 }
 
@@ -893,7 +802,7 @@ static void world_check_invariants(oxl_world *w) {
 
 /* ---- running ---- */
 
-/* Runs a wakeup of the scheduler (top, just taken off the heap): most
+/* Runs a wakeup of the scheduler (slot, just taken off the queue at t): most
  * events of a run of tasks. Only its few fields are kept (the handler may
  * grow the pool); the caller has checked the event limit. */
 static inline void wake_task(oxl_world *w, oxl_time_ns t, oxl_node_id node, uint64_t seq, uint64_t tag,
@@ -904,14 +813,14 @@ static inline void wake_task(oxl_world *w, oxl_time_ns t, oxl_node_id node, uint
     if (w->ninvariants && !w->failure) world_check_invariants(w);
 }
 
-static inline void run_wake(oxl_world *w, sim_heap_item top, const sim_event *queued) {
+static inline void run_wake(oxl_world *w, uint32_t slot, oxl_time_ns t, const sim_event *queued) {
     oxl_node_id node = queued->node;
     uint64_t seq = queued->seq, tag = queued->u.wake.tag;
     sim_wake_fn fn = queued->u.wake.fn;
     void *arg = queued->u.wake.arg;
-    pool_release(w, top.slot);
+    pool_release(w, slot);
     w->events_run++;
-    wake_task(w, top.time, node, seq, tag, fn, arg);
+    wake_task(w, t, node, seq, tag, fn, arg);
 }
 
 /* Fires the earliest deadline (deadline_first said it is next): a task
@@ -934,21 +843,23 @@ static bool fire_deadline(oxl_world *w) {
 /* Runs the next event (or deadline) if its time is <= limit. */
 SIM_HOT static bool world_step(oxl_world *w, oxl_time_ns limit) {
     for (;;) {
-        heap_settle(w);
+        queue_settle(w);
         if (w->failure) return false;
         oxl_time_ns d;
         if (SIM_UNLIKELY(deadline_first(w, &d))) return d <= limit && fire_deadline(w);
-        if (w->heap_len == 0 || w->heap[0].time > limit) return false;
-        sim_heap_item top = heap_pop(w);
-        const sim_event *queued = &w->pool[top.slot];
+        if (w->queued == 0) return false;
+        oxl_time_ns t = sim_qkey_time(queue_top_key(w));
+        if (t > limit) return false;
+        uint32_t slot = queue_pop(w);
+        const sim_event *queued = &w->pool[slot];
         if (queued->type == SIM_WAKE && SIM_LIKELY(w->events_run < w->opt.max_events)) {
-            run_wake(w, top, queued);
+            run_wake(w, slot, t, queued);
             return true;
         }
         sim_event ev = *queued; /* copy: handlers may grow the pool */
-        pool_release(w, top.slot);
+        pool_release(w, slot);
         if (event_dead(w, &ev)) continue;
-        w->now = top.time;
+        w->now = t;
         if (SIM_UNLIKELY(++w->events_run > w->opt.max_events)) {
             event_release_payload(&ev);
             oxl_world_fail(w, "event limit: more than %" PRIu64 " events (max_events)", w->opt.max_events);
@@ -1014,7 +925,7 @@ static void world_fence_disarm(const oxl_world *w) {
 
 SIM_HOT sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t) {
     for (;;) {
-        heap_settle(w);
+        queue_settle(w);
         oxl_time_ns d;
         if (SIM_UNLIKELY(deadline_first(w, &d))) {
             *t = d;
@@ -1022,18 +933,19 @@ SIM_HOT sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_tim
             world_step(w, INT64_MAX);
             return SIM_STEP_RAN;
         }
-        if (w->heap_len == 0) return SIM_STEP_EMPTY;
-        sim_heap_item top = w->heap[0];
-        const sim_event *ev = &w->pool[top.slot];
+        if (w->queued == 0) return SIM_STEP_EMPTY;
+        uint32_t slot = queue_top(w);
+        const sim_event *ev = &w->pool[slot];
         if (SIM_UNLIKELY(event_dead(w, ev))) { /* dropped unseen, as sim_next_event_time does */
-            pool_release(w, heap_pop(w).slot);
+            pool_release(w, queue_pop(w));
             continue;
         }
-        *t = top.time;
-        if (top.time > deadline) return SIM_STEP_LATE;
+        oxl_time_ns at = sim_qkey_time(w->qkey[slot]);
+        *t = at;
+        if (at > deadline) return SIM_STEP_LATE;
         if (ev->type == SIM_WAKE && SIM_LIKELY(!w->failure && w->events_run < w->opt.max_events)) {
-            heap_take_top(w);
-            run_wake(w, top, ev); /* ev is still the slot's: the pool did not move */
+            queue_take_top(w);
+            run_wake(w, slot, at, ev); /* ev is still the slot's: the pool did not move */
         } else {
             world_step(w, INT64_MAX);
         }
