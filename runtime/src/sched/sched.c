@@ -8,6 +8,7 @@
  * when every task waits, and sleeping tasks wait in the World's event queue,
  * so one clock and one sequence order everything. */
 #include "sched_internal.h"
+#include "sim/sim_hot.h" /* a wakeup queued, the next due event run: inline here */
 #include "oxl_fence.h"
 #include "fence/fence.h"
 
@@ -340,7 +341,7 @@ static void wait_until_due(oxl_sched *s, oxl_time_ns t) {
  * main fiber, or right on the fiber of the task that just blocked, which
  * saves a switch to main and back; either way no task is current while
  * World callbacks run. */
-SIM_HOT bool sched_drive_world(oxl_sched *s) {
+SCHED_HOT bool drive_world(oxl_sched *s) {
     oxl_world *w = s->world;
     oxl_task *saved = s->current;
     s->current = NULL;
@@ -382,6 +383,8 @@ SIM_HOT bool sched_drive_world(oxl_sched *s) {
     return !s->stopping;
 }
 
+SIM_HOT bool sched_drive_world(oxl_sched *s) { return drive_world(s); }
+
 static void pool_put(oxl_sched *s, sched_fiber *f);
 static void task_free_record(oxl_sched *s, oxl_task *t);
 
@@ -402,7 +405,7 @@ SIM_HOT static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from,
          * task (a kill of its node): its fiber is then kept out of the pool
          * until we are off it (see sched_cancel_task). */
         s->driving = from;
-        if (sched_drive_world(s)) next = pick_next(s);
+        if (drive_world(s)) next = pick_next(s); /* inline: the path of every wakeup */
         s->driving = NULL;
         if (self->state == TASK_CANCELLED) {
             check_canary(s, self, from);

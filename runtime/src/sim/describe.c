@@ -109,13 +109,13 @@ void oxl_world_describe(const oxl_world *w, const char *indent, FILE *out) {
     queued_msg *msgs = sim_xmalloc((w->queued ? w->queued : 1) * sizeof *msgs);
     size_t n = 0;
     for (uint32_t s = 0; s < w->pool_len; s++) /* a taken top is no longer queued */
-        if (sim_queue_holds(w, s) && w->pool[s].type == SIM_DELIVER) msgs[n++] = (queued_msg){w->qkey[s], s};
+        if (sim_queue_holds(w, s) && w->pool[s].type == SIM_DELIVER) msgs[n++] = (queued_msg){sim_queue_key(w, s), s};
     qsort(msgs, n, sizeof *msgs, cmp_item);
     for (size_t i = 0; i < n && i < DESCRIBE_MAX_MESSAGES; i++) {
         const sim_event *ev = &w->pool[msgs[i].slot];
         fprintf(out, "%smessage %s -> %s (%" PRIu32 " bytes) in flight, arriving at ", indent,
                 oxl_world_node_name(w, ev->from), oxl_world_node_name(w, ev->node), ev->len);
-        put_time(out, sim_qkey_time(msgs[i].key));
+        put_time(out, (oxl_time_ns)(uint64_t)(msgs[i].key >> 64));
         fputc('\n', out);
     }
     if (n > DESCRIBE_MAX_MESSAGES) fprintf(out, "%s... and %zu more messages in flight\n", indent, n - DESCRIBE_MAX_MESSAGES);

@@ -22,45 +22,49 @@
 
 #include <assert.h>
 
-/* Times are never negative (nothing is scheduled in the past), so (time,
- * tie) compares as one unsigned 128-bit number. A slot with no queued
- * event holds the largest key, later than any event's. */
-#define SIM_QKEY_NONE (~(sim_qkey)0)
+/* A slot's key is its time, then its tie. Times are never negative
+ * (nothing is scheduled in the past), so a slot with no queued event holds
+ * the largest unsigned time and tie, later than any event's. */
+#define SIM_QTIME_NONE UINT64_MAX
 #define SIM_QUEUE_NO_SLOT UINT32_MAX
 
-static inline sim_qkey sim_qkey_make(oxl_time_ns t, uint64_t tie) { return (sim_qkey)(uint64_t)t << 64 | tie; }
-static inline oxl_time_ns sim_qkey_time(sim_qkey k) { return (oxl_time_ns)(uint64_t)(k >> 64); }
-static inline uint64_t sim_qkey_tie(sim_qkey k) { return (uint64_t)k; }
+/* slot's key as one number (a queued slot's; for sorting, describe.c) */
+static inline sim_qkey sim_queue_key(const oxl_world *w, uint32_t slot) {
+    return (sim_qkey)w->qtime[slot] << 64 | w->qtie[slot];
+}
 
 /* Is slot's event in the queue (not free, not the taken top)? */
 static inline bool sim_queue_holds(const oxl_world *w, uint32_t slot) {
-    return slot < w->qcap && w->qkey[slot] != SIM_QKEY_NONE && slot != w->qtaken;
+    return slot < w->qcap && w->qtime[slot] != SIM_QTIME_NONE && slot != w->qtaken;
+}
+
+/* Does slot a's event come before slot b's? */
+static inline bool queue_before(const oxl_world *w, uint32_t a, uint32_t b) {
+    return sim_queue_key(w, a) < sim_queue_key(w, b);
 }
 
 /* Slot s's key changed: the walk from its leaf up. At each level the
  * other side's winner is read from the tree (at the lowest level it is
  * the sibling leaf itself), so every load is known before any comparison
- * is made. */
+ * is made. Times alone decide, without a branch, unless they are equal:
+ * then the ties do (a rare branch where times are nanoseconds). */
 static inline __attribute__((always_inline)) void queue_replay(oxl_world *w, uint32_t s) {
-    const sim_qkey *key = w->qkey;
+    const uint64_t *time = w->qtime;
     uint32_t *win = w->qwin;
-    uint32_t best = s;
-    sim_qkey best_key = key[s];
-    uint32_t other = s ^ 1;
-    sim_qkey other_key = key[other];
-    if (other_key < best_key) {
-        best = other;
-        best_key = other_key;
-    }
-    for (uint32_t i = (w->qcap + s) >> 1;; i >>= 1) {
-        win[i] = best;
+    size_t best = s; /* indices as wide as addresses: no widening at each load */
+    uint64_t best_time = time[s];
+    size_t other = s ^ 1;
+    for (size_t i = ((size_t)w->qcap + s) >> 1;; i >>= 1) {
+        uint64_t other_time = time[other];
+        if (SIM_UNLIKELY(other_time == best_time)) {
+            if (w->qtie[other] < w->qtie[best]) best = other;
+        } else {
+            best = other_time < best_time ? other : best;
+            best_time = other_time < best_time ? other_time : best_time;
+        }
+        win[i] = (uint32_t)best;
         if (i == 1) break;
         other = win[i ^ 1];
-        other_key = key[other];
-        if (other_key < best_key) {
-            best = other;
-            best_key = other_key;
-        }
     }
 }
 
@@ -72,15 +76,18 @@ static inline void queue_settle(oxl_world *w) {
     uint32_t s = w->qtaken;
     if (SIM_LIKELY(s == SIM_QUEUE_NO_SLOT)) return;
     w->qtaken = SIM_QUEUE_NO_SLOT;
-    w->qkey[s] = SIM_QKEY_NONE;
+    w->qtime[s] = SIM_QTIME_NONE;
+    w->qtie[s] = UINT64_MAX;
     queue_replay(w, s);
 }
 
-/* Queues slot's event with key k (the slot is below qcap: pool_alloc). */
-static inline __attribute__((always_inline)) void queue_push(oxl_world *w, uint32_t slot, sim_qkey k) {
+/* Queues slot's event at (t, tie) (the slot is below qcap: pool_alloc). */
+static inline __attribute__((always_inline)) void queue_push(oxl_world *w, uint32_t slot, oxl_time_ns t,
+                                                             uint64_t tie) {
     if (w->qtaken != slot) queue_settle(w);
     else w->qtaken = SIM_QUEUE_NO_SLOT; /* the taken top's slot again: one walk */
-    w->qkey[slot] = k;
+    w->qtime[slot] = (uint64_t)t;
+    w->qtie[slot] = tie;
     w->queued++;
     queue_replay(w, slot);
 }
@@ -90,7 +97,7 @@ static inline uint32_t queue_top(const oxl_world *w) {
     assert(w->qtaken == SIM_QUEUE_NO_SLOT && w->queued > 0);
     return w->qwin[1];
 }
-static inline sim_qkey queue_top_key(const oxl_world *w) { return w->qkey[w->qwin[1]]; }
+static inline oxl_time_ns queue_top_time(const oxl_world *w) { return (oxl_time_ns)w->qtime[w->qwin[1]]; }
 
 /* Takes the top off the queue, its leaf cleared later (queue_settle). */
 static inline uint32_t queue_take_top(oxl_world *w) {
@@ -103,7 +110,8 @@ static inline uint32_t queue_take_top(oxl_world *w) {
 /* Takes slot's event out of the queue now (the queue settled). */
 static inline void queue_remove(oxl_world *w, uint32_t slot) {
     assert(sim_queue_holds(w, slot));
-    w->qkey[slot] = SIM_QKEY_NONE;
+    w->qtime[slot] = SIM_QTIME_NONE;
+    w->qtie[slot] = UINT64_MAX;
     w->queued--;
     queue_replay(w, slot);
 }

@@ -85,8 +85,9 @@ typedef struct sim_event {
     } u;
 } sim_event;
 
-/* A queued event's place in the order: its time << 64 | its tie, where the
- * tie is (seeded draw << 40) | seq, or seq alone (event_queue.h). */
+/* A queued event's place in the order as one number: its time << 64 | its
+ * tie, where the tie is (seeded draw << 40) | seq, or seq alone
+ * (event_queue.h). */
 typedef unsigned __int128 sim_qkey;
 
 /* ---- deadlines (deadline.c): wakeups that are no event until they fire ---- */
@@ -224,7 +225,8 @@ struct oxl_world {
     uint64_t events_run;
 
     /* the event queue (event_queue.h): a winner tree over the pool's slots */
-    sim_qkey *qkey;   /* [qcap] by slot; SIM_QKEY_NONE when not queued */
+    uint64_t *qtime;  /* [qcap] by slot: its event's time; SIM_QTIME_NONE when not queued */
+    uint64_t *qtie;   /* [qcap] by slot: its event's tie; UINT64_MAX when not queued */
     uint32_t *qwin;   /* [qcap] inner nodes 1 .. qcap-1: the earliest slot below */
     uint32_t qcap;    /* a power of two, > every slot in use */
     uint32_t queued;  /* events in the queue */
@@ -319,8 +321,7 @@ sim_node *sim_live_node(oxl_ctx c);
 void sim_fail_text(oxl_world *w, char *owned_text);
 /* Destroys processes killed while one of their callbacks was running. */
 void sim_destroy_doomed(oxl_world *w);
-/* Returns a handle for sim_cancel_event. */
-uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag);
+/* sim_schedule_wake (sim_hot.h) returns a handle for this. */
 /* Cancels a queued timer or wake by handle; a stale handle does nothing. */
 void sim_cancel_event(oxl_world *w, uint64_t handle);
 /* The time of the next event that will run, dropping the dead ones
@@ -333,7 +334,7 @@ bool sim_next_event_time(oxl_world *w, oxl_time_ns *t);
  * past the deadline (nothing ran). As sim_next_event_time then
  * oxl_world_step, in one call. */
 typedef enum sim_step_result { SIM_STEP_RAN, SIM_STEP_EMPTY, SIM_STEP_LATE } sim_step_result;
-sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t);
+/* (sim_step_due itself is inline in sim_hot.h.) */
 uint32_t sim_intern(oxl_world *w, const char *label);
 /* trace.c: a task's name (spawn(name: ...)); NULL for a task without one.
  * Names are not part of the trace hash: naming a task changes no run. */

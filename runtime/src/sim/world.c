@@ -6,7 +6,7 @@
  * its high bits when randomize_ties is on. Nothing is ever ordered by an
  * address. */
 #include "sim_internal.h"
-#include "event_queue.h"
+#include "sim_hot.h"
 #include "fence/fence.h"
 
 #include <assert.h>
@@ -248,8 +248,12 @@ const char *oxl_world_strf(oxl_world *w, const char *fmt, ...) {
 void sim_queue_grow(oxl_world *w, uint32_t cap) {
     assert(cap >= 2 && (cap & (cap - 1)) == 0 && cap <= (UINT32_C(1) << 31) && cap > w->qcap);
     queue_settle(w);
-    w->qkey = sim_xrealloc(w->qkey, cap * sizeof *w->qkey);
-    for (uint32_t s = w->qcap; s < cap; s++) w->qkey[s] = SIM_QKEY_NONE;
+    w->qtime = sim_xrealloc(w->qtime, cap * sizeof *w->qtime);
+    w->qtie = sim_xrealloc(w->qtie, cap * sizeof *w->qtie);
+    for (uint32_t s = w->qcap; s < cap; s++) {
+        w->qtime[s] = SIM_QTIME_NONE;
+        w->qtie[s] = UINT64_MAX;
+    }
     free(w->qwin);
     w->qwin = sim_xmalloc(cap * sizeof *w->qwin);
     w->qcap = cap;
@@ -257,28 +261,21 @@ void sim_queue_grow(oxl_world *w, uint32_t cap) {
     for (uint32_t i = cap - 1; i >= 1; i--) {
         uint32_t l = 2 * i >= cap ? 2 * i - cap : w->qwin[2 * i];
         uint32_t r = 2 * i + 1 >= cap ? 2 * i + 1 - cap : w->qwin[2 * i + 1];
-        w->qwin[i] = w->qkey[r] < w->qkey[l] ? r : l;
+        w->qwin[i] = queue_before(w, r, l) ? r : l;
     }
     w->qwin[0] = SIM_QUEUE_NO_SLOT; /* not a node */
 }
 
 void sim_queue_free(oxl_world *w) {
-    free(w->qkey);
+    free(w->qtime);
+    free(w->qtie);
     free(w->qwin);
-    w->qkey = NULL;
+    w->qtime = w->qtie = NULL;
     w->qwin = NULL;
     w->qcap = 0;
 }
 
-/* Takes the top out of the queue now (the queue settled, not empty). */
-static uint32_t queue_pop(oxl_world *w) {
-    uint32_t s = queue_top(w);
-    queue_remove(w, s);
-    return s;
-}
-
-SIM_HOT static uint32_t pool_alloc(oxl_world *w) {
-    if (w->free_len) return w->free_slots[--w->free_len];
+uint32_t sim_pool_new_slot(oxl_world *w) {
     if (w->pool_len == w->pool_cap) {
         w->pool_cap *= 2;
         w->pool = sim_xrealloc(w->pool, w->pool_cap * sizeof *w->pool);
@@ -286,53 +283,14 @@ SIM_HOT static uint32_t pool_alloc(oxl_world *w) {
     }
     uint32_t slot = w->pool_len++;
     w->pool[slot].gen = 0;
-    if (SIM_UNLIKELY(slot >= w->qcap)) sim_queue_grow(w, w->qcap * 2);
+    if (slot >= w->qcap) sim_queue_grow(w, w->qcap * 2);
     return slot;
 }
 
-SIM_HOT static void pool_release(oxl_world *w, uint32_t slot) {
-    w->pool[slot].gen++;
-    w->free_slots[w->free_len++] = slot;
-}
-
-/* A queued event at time t, its slot's payload left to the caller: the
- * hot callers (a task's wakeup, a node's timer) write their few fields
- * straight into the pool instead of copying a whole event built on their
- * stack, whose narrow stores a wide copy would read back slowly. */
-static inline __attribute__((always_inline)) sim_event *event_slot(oxl_world *w, uint32_t *slot_out) {
-    uint64_t seq = w->next_seq++;
-    if (SIM_UNLIKELY(seq > SIM_SEQ_MASK)) {
-        oxl_world_fail(w, "event limit: more than 2^40 events scheduled");
-        seq &= SIM_SEQ_MASK;
-    }
-    uint32_t slot = pool_alloc(w);
-    sim_event *dst = &w->pool[slot];
-    dst->seq = seq;
-    *slot_out = slot;
-    return dst;
-}
-
-/* Queues slot's event (sequence number seq) at time t, with its tie
- * draw. */
-static inline __attribute__((always_inline)) void event_push(oxl_world *w, oxl_time_ns t, uint64_t seq,
-                                                             uint32_t slot) {
-    uint64_t tie = seq;
-    if (w->opt.randomize_ties) {
-        /* 24 bits a tie: one 64-bit draw serves two events. */
-        if (w->tie_nbits < 64 - SIM_SEQ_BITS) {
-            w->tie_bits = oxl_rng_next(&w->tie_rng);
-            w->tie_nbits = 64;
-        }
-        tie |= (w->tie_bits >> SIM_SEQ_BITS) << SIM_SEQ_BITS;
-        w->tie_bits <<= 64 - SIM_SEQ_BITS;
-        w->tie_nbits -= 64 - SIM_SEQ_BITS;
-    }
-    queue_push(w, slot, sim_qkey_make(t, tie));
-}
-
+/* A queued event at time t, its payload left to the caller (sim_schedule). */
 static inline __attribute__((always_inline)) sim_event *event_queue(oxl_world *w, oxl_time_ns t, uint32_t *slot_out) {
-    sim_event *dst = event_slot(w, slot_out);
-    event_push(w, t, dst->seq, *slot_out);
+    sim_event *dst = sim_event_slot(w, slot_out);
+    sim_event_push(w, t, dst->seq, *slot_out);
     return &w->pool[*slot_out]; /* queue_push does not move the pool */
 }
 
@@ -607,9 +565,6 @@ int oxl_world_after(oxl_world *w, oxl_dur_ns d, const char *label, oxl_world_fn 
     return oxl_world_at(w, w->now + d, label, fn, arg);
 }
 
-static uint64_t event_handle(const oxl_world *w, uint32_t slot) {
-    return ((uint64_t)w->pool[slot].gen << 32) | ((uint64_t)slot + 1);
-}
 
 /* The event a handle names, if it is still queued. */
 SIM_HOT static sim_event *event_by_handle(oxl_world *w, uint64_t handle) {
@@ -618,23 +573,6 @@ SIM_HOT static sim_event *event_by_handle(oxl_world *w, uint64_t handle) {
     return &w->pool[slot];
 }
 
-SIM_HOT uint64_t sim_schedule_wake(oxl_world *w, oxl_time_ns t, oxl_node_id node, sim_wake_fn fn, void *arg, uint64_t tag) {
-    uint32_t slot;
-    sim_event *ev = event_slot(w, &slot);
-    /* its fields before the push: nothing of them is kept across it */
-    ev->type = SIM_WAKE;
-    ev->node = node;
-    ev->from = OXL_NO_NODE;
-    ev->incarnation = 0;
-    ev->label = 0;
-    ev->len = 0;
-    ev->u.wake.fn = fn;
-    ev->u.wake.arg = arg;
-    ev->u.wake.tag = tag;
-    uint64_t handle = event_handle(w, slot);
-    event_push(w, t < w->now ? w->now : t, ev->seq, slot);
-    return handle;
-}
 
 /* A queued event that will not run leaves the queue and frees its slot now
  * (its handle goes stale with the slot's generation). It was never run nor
@@ -644,7 +582,7 @@ SIM_HOT static void cancel_queued(oxl_world *w, sim_event *ev) {
     queue_settle(w);
     event_release_payload(ev);
     queue_remove(w, slot);
-    pool_release(w, slot);
+    sim_pool_release(w, slot);
 }
 
 SIM_HOT void sim_cancel_event(oxl_world *w, uint64_t handle) {
@@ -653,35 +591,17 @@ SIM_HOT void sim_cancel_event(oxl_world *w, uint64_t handle) {
     if (ev) cancel_queued(w, ev);
 }
 
-/* An event that will never run: a timer of a node incarnation that is
- * gone (a cancelled event has left the queue already). */
-static bool event_dead(const oxl_world *w, const sim_event *ev) {
-    if (ev->type == SIM_TIMER) {
-        const sim_node *n = &w->nodes[ev->node];
-        if (!n->up || n->incarnation != ev->incarnation) return true; /* timers die with their incarnation */
-    }
-    return false;
-}
 
-/* The earliest deadline when it comes before every queued event (the
- * queue settled): an event due at its very instant runs first. */
-static inline bool deadline_first(const oxl_world *w, oxl_time_ns *t) {
-    oxl_time_ns d;
-    if (SIM_LIKELY(!sim_deadline_next(w, &d))) return false;
-    if (w->queued && sim_qkey_time(queue_top_key(w)) <= d) return false;
-    *t = d;
-    return true;
-}
 
 bool sim_next_event_time(oxl_world *w, oxl_time_ns *t) {
     /* Dead events at the top go now, as world_step would drop them (no
      * trace record, next_seq untouched): the answer is the time of the
      * next event that runs, and a queue of dead events is an empty one. */
     queue_settle(w);
-    while (w->queued && event_dead(w, &w->pool[queue_top(w)])) pool_release(w, queue_pop(w));
-    if (deadline_first(w, t)) return true;
+    while (w->queued && sim_event_dead(w, &w->pool[queue_top(w)])) sim_pool_release(w, sim_queue_pop(w));
+    if (sim_deadline_first(w, t)) return true;
     if (w->queued == 0) return false;
-    *t = sim_qkey_time(queue_top_key(w));
+    *t = queue_top_time(w);
     return true;
 }
 
@@ -740,7 +660,7 @@ oxl_timer_id oxl_ctx_set_timer(oxl_ctx c, oxl_dur_ns delay, oxl_timer_fn fn, voi
     ev->len = 0;
     ev->u.timer.fn = fn;
     ev->u.timer.arg = arg;
-    return event_handle(w, slot);
+    return sim_event_handle(w, slot);
 }
 
 void oxl_ctx_cancel_timer(oxl_ctx c, oxl_timer_id id) {
@@ -793,7 +713,7 @@ int oxl_world_add_invariant(oxl_world *w, const char *name, oxl_invariant_fn fn,
     return OXL_OK;
 }
 
-static void world_check_invariants(oxl_world *w) {
+void sim_world_check_invariants(oxl_world *w) {
     for (int i = 0; i < w->ninvariants && !w->failure; i++) {
         const char *why = w->invariants[i].fn(w, w->invariants[i].arg);
         if (why) oxl_world_fail(w, "invariant '%s' violated: %s", w->labels.items[w->invariants[i].label].text, why);
@@ -802,29 +722,9 @@ static void world_check_invariants(oxl_world *w) {
 
 /* ---- running ---- */
 
-/* Runs a wakeup of the scheduler (slot, just taken off the queue at t): most
- * events of a run of tasks. Only its few fields are kept (the handler may
- * grow the pool); the caller has checked the event limit. */
-static inline void wake_task(oxl_world *w, oxl_time_ns t, oxl_node_id node, uint64_t seq, uint64_t tag,
-                             sim_wake_fn fn, void *arg) {
-    w->now = t;
-    sim_trace_record(w, OXL_EV_TASK, node, OXL_NO_NODE, seq, tag, w->label_wake);
-    fn(w, arg, tag);
-    if (w->ninvariants && !w->failure) world_check_invariants(w);
-}
 
-static inline void run_wake(oxl_world *w, uint32_t slot, oxl_time_ns t, const sim_event *queued) {
-    oxl_node_id node = queued->node;
-    uint64_t seq = queued->seq, tag = queued->u.wake.tag;
-    sim_wake_fn fn = queued->u.wake.fn;
-    void *arg = queued->u.wake.arg;
-    pool_release(w, slot);
-    w->events_run++;
-    wake_task(w, t, node, seq, tag, fn, arg);
-}
-
-/* Fires the earliest deadline (deadline_first said it is next): a task
- * wakeup as run_wake runs one, with the sequence number it takes now. */
+/* Fires the earliest deadline (sim_deadline_first said it is next): a task
+ * wakeup as sim_run_wake runs one, with the sequence number it takes now. */
 static bool fire_deadline(oxl_world *w) {
     if (SIM_UNLIKELY(++w->events_run > w->opt.max_events)) {
         oxl_world_fail(w, "event limit: more than %" PRIu64 " events (max_events)", w->opt.max_events);
@@ -836,29 +736,29 @@ static bool fire_deadline(oxl_world *w) {
         return false;
     }
     sim_deadline d = sim_deadline_take(w);
-    wake_task(w, d.time, d.node, seq, d.tag, d.fn, d.arg);
+    sim_wake_task(w, d.time, d.node, seq, d.tag, d.fn, d.arg);
     return true;
 }
 
 /* Runs the next event (or deadline) if its time is <= limit. */
-SIM_HOT static bool world_step(oxl_world *w, oxl_time_ns limit) {
+SIM_HOT bool sim_world_step(oxl_world *w, oxl_time_ns limit) {
     for (;;) {
         queue_settle(w);
         if (w->failure) return false;
         oxl_time_ns d;
-        if (SIM_UNLIKELY(deadline_first(w, &d))) return d <= limit && fire_deadline(w);
+        if (SIM_UNLIKELY(sim_deadline_first(w, &d))) return d <= limit && fire_deadline(w);
         if (w->queued == 0) return false;
-        oxl_time_ns t = sim_qkey_time(queue_top_key(w));
+        oxl_time_ns t = queue_top_time(w);
         if (t > limit) return false;
-        uint32_t slot = queue_pop(w);
+        uint32_t slot = sim_queue_pop(w);
         const sim_event *queued = &w->pool[slot];
         if (queued->type == SIM_WAKE && SIM_LIKELY(w->events_run < w->opt.max_events)) {
-            run_wake(w, slot, t, queued);
+            sim_run_wake(w, slot, t, queued);
             return true;
         }
         sim_event ev = *queued; /* copy: handlers may grow the pool */
-        pool_release(w, slot);
-        if (event_dead(w, &ev)) continue;
+        sim_pool_release(w, slot);
+        if (sim_event_dead(w, &ev)) continue;
         w->now = t;
         if (SIM_UNLIKELY(++w->events_run > w->opt.max_events)) {
             event_release_payload(&ev);
@@ -909,7 +809,7 @@ SIM_HOT static bool world_step(oxl_world *w, oxl_time_ns limit) {
             node_boot(w, ev.node, OXL_EV_RESTART, ev.seq);
             break;
         }
-        if (w->ninvariants && !w->failure) world_check_invariants(w);
+        if (w->ninvariants && !w->failure) sim_world_check_invariants(w);
         return true;
     }
 }
@@ -923,46 +823,17 @@ static void world_fence_disarm(const oxl_world *w) {
     if (!w->sched_driven) fence_disarm();
 }
 
-SIM_HOT sim_step_result sim_step_due(oxl_world *w, oxl_time_ns deadline, oxl_time_ns *t) {
-    for (;;) {
-        queue_settle(w);
-        oxl_time_ns d;
-        if (SIM_UNLIKELY(deadline_first(w, &d))) {
-            *t = d;
-            if (d > deadline) return SIM_STEP_LATE;
-            world_step(w, INT64_MAX);
-            return SIM_STEP_RAN;
-        }
-        if (w->queued == 0) return SIM_STEP_EMPTY;
-        uint32_t slot = queue_top(w);
-        const sim_event *ev = &w->pool[slot];
-        if (SIM_UNLIKELY(event_dead(w, ev))) { /* dropped unseen, as sim_next_event_time does */
-            pool_release(w, queue_pop(w));
-            continue;
-        }
-        oxl_time_ns at = sim_qkey_time(w->qkey[slot]);
-        *t = at;
-        if (at > deadline) return SIM_STEP_LATE;
-        if (ev->type == SIM_WAKE && SIM_LIKELY(!w->failure && w->events_run < w->opt.max_events)) {
-            queue_take_top(w);
-            run_wake(w, slot, at, ev); /* ev is still the slot's: the pool did not move */
-        } else {
-            world_step(w, INT64_MAX);
-        }
-        return SIM_STEP_RAN;
-    }
-}
 
 bool oxl_world_step(oxl_world *w) {
     world_fence_arm(w);
-    bool stepped = world_step(w, INT64_MAX);
+    bool stepped = sim_world_step(w, INT64_MAX);
     world_fence_disarm(w);
     return stepped;
 }
 
 oxl_run_status oxl_world_run(oxl_world *w) {
     world_fence_arm(w);
-    while (world_step(w, INT64_MAX)) {
+    while (sim_world_step(w, INT64_MAX)) {
     }
     world_fence_disarm(w);
     return w->failure ? OXL_RUN_FAILED : OXL_RUN_IDLE;
@@ -970,7 +841,7 @@ oxl_run_status oxl_world_run(oxl_world *w) {
 
 oxl_run_status oxl_world_run_until(oxl_world *w, oxl_time_ns t) {
     world_fence_arm(w);
-    while (world_step(w, t)) {
+    while (sim_world_step(w, t)) {
     }
     world_fence_disarm(w);
     if (w->failure) return OXL_RUN_FAILED;

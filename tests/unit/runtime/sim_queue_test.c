@@ -4,7 +4,7 @@
  * queue more into the slots just freed, the tree grown through many
  * doublings; then stale and repeated cancels, which must change nothing. */
 #include "oxl_sim.h"
-#include "sim/sim_internal.h" /* sim_schedule_wake, sim_cancel_event */
+#include "sim/sim_hot.h" /* sim_schedule_wake, sim_cancel_event */
 #include "tap.h"
 
 #include <stdlib.h>
