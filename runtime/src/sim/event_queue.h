@@ -46,22 +46,21 @@ static inline bool queue_before(const oxl_world *w, uint32_t a, uint32_t b) {
 /* Slot s's key changed: the walk from its leaf up. At each level the
  * other side's winner is read from the tree (at the lowest level it is
  * the sibling leaf itself), so every load is known before any comparison
- * is made. Times alone decide, without a branch, unless they are equal:
- * then the ties do (a rare branch where times are nanoseconds). */
+ * is made, and the comparison is one 128-bit compare without a branch
+ * (times alone, with a branch for equal ones, ran fewer instructions but
+ * took longer: equal times are common, at whole milliseconds). */
 static inline __attribute__((always_inline)) void queue_replay(oxl_world *w, uint32_t s) {
-    const uint64_t *time = w->qtime;
+    const uint64_t *time = w->qtime, *tie = w->qtie;
     uint32_t *win = w->qwin;
     size_t best = s; /* indices as wide as addresses: no widening at each load */
-    uint64_t best_time = time[s];
+    sim_qkey best_key = (sim_qkey)time[s] << 64 | tie[s];
     size_t other = s ^ 1;
     for (size_t i = ((size_t)w->qcap + s) >> 1;; i >>= 1) {
-        uint64_t other_time = time[other];
-        if (SIM_UNLIKELY(other_time == best_time)) {
-            if (w->qtie[other] < w->qtie[best]) best = other;
-        } else {
-            best = other_time < best_time ? other : best;
-            best_time = other_time < best_time ? other_time : best_time;
-        }
+        sim_qkey other_key = (sim_qkey)time[other] << 64 | tie[other];
+        /* a coin toss to the branch predictor: selects, not a branch */
+        bool earlier = __builtin_expect_with_probability(other_key < best_key, 1, 0.5);
+        best = earlier ? other : best;
+        best_key = earlier ? other_key : best_key;
         win[i] = (uint32_t)best;
         if (i == 1) break;
         other = win[i ^ 1];

@@ -33,22 +33,8 @@ void oxl_rng_seed(oxl_rng *r, uint64_t seed, const char *stream) {
     if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0) r->s[0] = 1; /* never all zero */
 }
 
-static inline uint64_t rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+SIM_HOT uint64_t oxl_rng_next(oxl_rng *r) { return sim_rng_next(r); }
 
-SIM_HOT uint64_t oxl_rng_next(oxl_rng *r) {
-    uint64_t *s = r->s;
-    uint64_t result = rng_rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rng_rotl(s[3], 45);
-    return result;
-}
-
-/* Lemire's multiply-and-reject: unbiased, one draw almost always. */
 SIM_HOT uint64_t oxl_rng_below(oxl_rng *r, uint64_t n) {
     if (n == 0) return 0;
     unsigned __int128 m = (unsigned __int128)oxl_rng_next(r) * n;

@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) void sim_event_push(oxl_world *w, o
     if (w->opt.randomize_ties) {
         /* 24 bits a tie: one 64-bit draw serves two events. */
         if (w->tie_nbits < 64 - SIM_SEQ_BITS) {
-            w->tie_bits = oxl_rng_next(&w->tie_rng);
+            w->tie_bits = sim_rng_next(&w->tie_rng);
             w->tie_nbits = 64;
         }
         tie |= (w->tie_bits >> SIM_SEQ_BITS) << SIM_SEQ_BITS;

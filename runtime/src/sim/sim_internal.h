@@ -85,6 +85,22 @@ typedef struct sim_event {
     } u;
 } sim_event;
 
+/* xoshiro256** (rng.c's oxl_rng_next): inline where a draw is on a hot
+ * path (the tie of every queued event). */
+static inline uint64_t sim_rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t sim_rng_next(oxl_rng *r) {
+    uint64_t *s = r->s;
+    uint64_t result = sim_rng_rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = sim_rng_rotl(s[3], 45);
+    return result;
+}
+
 /* A queued event's place in the order as one number: its time << 64 | its
  * tie, where the tie is (seeded draw << 40) | seq, or seq alone
  * (event_queue.h). */
