@@ -83,6 +83,8 @@ struct oxl_task {
     const char *file;           /* where it stopped */
     int line;
     uint32_t slot;              /* index in sched.tasks */
+    oxl_time_ns wait_until;     /* a sleep's end, a select's timeout: written by every
+                                   sleep, so beside where it stopped, not with the cold */
     sched_waiter one_waiter;    /* a plain send or receive waits here: the task's
                                    own cache lines, not its stack's */
     /* colder: what a blocked task waits for, for reports */
@@ -90,7 +92,6 @@ struct oxl_task {
     const void *wait_note_arg;
     uint64_t wait_obj;          /* channel or task id */
     uint32_t wait_cases;
-    oxl_time_ns wait_until;
     int64_t priority;           /* PCT */
     oxl_task_fn fn;
     void *arg, *result;
