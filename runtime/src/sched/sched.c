@@ -8,7 +8,11 @@
  * when every task waits, and sleeping tasks wait in the World's event queue,
  * so one clock and one sequence order everything. */
 #include "sched_internal.h"
-#include "sim/sim_hot.h" /* a wakeup queued, the next due event run: inline here */
+/* A wakeup queued and the next due event run are inline here, and the
+ * World calls a sleeper's wakeup directly. */
+static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag);
+#define SIM_WAKE_DIRECT wake_sleeper
+#include "sim/sim_hot.h"
 #include "oxl_fence.h"
 #include "fence/fence.h"
 

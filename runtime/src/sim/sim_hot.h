@@ -115,7 +115,14 @@ static inline __attribute__((always_inline)) void sim_wake_task(oxl_world *w, ox
                              sim_wake_fn fn, void *arg) {
     w->now = t;
     sim_trace_record(w, OXL_EV_TASK, node, OXL_NO_NODE, seq, tag, w->label_wake);
-    fn(w, arg, tag);
+#ifdef SIM_WAKE_DIRECT
+    /* the includer's own wakeup, called directly (and inline) when it is
+     * this event's: the scheduler's sleeps are most events of a run */
+    if (SIM_LIKELY(fn == SIM_WAKE_DIRECT))
+        SIM_WAKE_DIRECT(w, arg, tag);
+    else
+#endif
+        fn(w, arg, tag);
     if (w->ninvariants && !w->failure) sim_world_check_invariants(w);
 }
 
