@@ -13,8 +13,8 @@
  *
  * The order is the keys' alone: (time, tie) is unique per event (the tie
  * ends in the event's sequence number), so which event is next does not
- * depend on the shape of the queue. Only world.c (and describe.c, which
- * reads it) include this. */
+ * depend on the shape of the queue. Internal: world.c, sim_hot.h (the
+ * scheduler's inline paths) and describe.c, which reads it. */
 #ifndef OXL_SIM_EVENT_QUEUE_H
 #define OXL_SIM_EVENT_QUEUE_H
 
@@ -36,6 +36,12 @@ static inline sim_qkey sim_queue_key(const oxl_world *w, uint32_t slot) {
 /* Is slot's event in the queue (not free, not the taken top)? */
 static inline bool sim_queue_holds(const oxl_world *w, uint32_t slot) {
     return slot < w->qcap && w->qtime[slot] != SIM_QTIME_NONE && slot != w->qtaken;
+}
+
+/* Slot s holds no queued event any more (its walk is the caller's). */
+static inline void queue_clear_leaf(oxl_world *w, uint32_t s) {
+    w->qtime[s] = SIM_QTIME_NONE;
+    w->qtie[s] = UINT64_MAX;
 }
 
 /* Does slot a's event come before slot b's? */
@@ -75,8 +81,7 @@ static inline void queue_settle(oxl_world *w) {
     uint32_t s = w->qtaken;
     if (SIM_LIKELY(s == SIM_QUEUE_NO_SLOT)) return;
     w->qtaken = SIM_QUEUE_NO_SLOT;
-    w->qtime[s] = SIM_QTIME_NONE;
-    w->qtie[s] = UINT64_MAX;
+    queue_clear_leaf(w, s);
     queue_replay(w, s);
 }
 
@@ -91,7 +96,7 @@ static inline __attribute__((always_inline)) void queue_push(oxl_world *w, uint3
     queue_replay(w, slot);
 }
 
-/* The next event's slot and key (the queue settled and not empty). */
+/* The next event's slot, and its time (the queue settled and not empty). */
 static inline uint32_t queue_top(const oxl_world *w) {
     assert(w->qtaken == SIM_QUEUE_NO_SLOT && w->queued > 0);
     return w->qwin[1];
@@ -109,10 +114,16 @@ static inline uint32_t queue_take_top(oxl_world *w) {
 /* Takes slot's event out of the queue now (the queue settled). */
 static inline void queue_remove(oxl_world *w, uint32_t slot) {
     assert(sim_queue_holds(w, slot));
-    w->qtime[slot] = SIM_QTIME_NONE;
-    w->qtie[slot] = UINT64_MAX;
+    queue_clear_leaf(w, slot);
     w->queued--;
     queue_replay(w, slot);
+}
+
+/* Takes the top out of the queue now (the queue settled, not empty). */
+static inline uint32_t sim_queue_pop(oxl_world *w) {
+    uint32_t s = queue_top(w);
+    queue_remove(w, s);
+    return s;
 }
 
 /* Room for slots below cap (a power of two, >= 2): the tree rebuilt

@@ -2,7 +2,7 @@
  * wakeup queued (sim_schedule_wake) and the next due event run
  * (sim_step_due), with the pool slots, tie draws and trace records they
  * take. world.c runs every other event; both share these. Internal:
- * included by world.c and sched.c only. */
+ * included by world.c, sched.c and the queue's test. */
 #ifndef OXL_SIM_HOT_H
 #define OXL_SIM_HOT_H
 
@@ -12,13 +12,6 @@
 uint32_t sim_pool_new_slot(oxl_world *w); /* no free slot: the pool's next, grown as needed */
 void sim_world_check_invariants(oxl_world *w);
 bool sim_world_step(oxl_world *w, oxl_time_ns limit); /* the next event (or deadline) if due by limit */
-
-/* Takes the top out of the queue now (the queue settled, not empty). */
-static inline uint32_t sim_queue_pop(oxl_world *w) {
-    uint32_t s = queue_top(w);
-    queue_remove(w, s);
-    return s;
-}
 
 /* A free slot of the event pool: the last freed first (event_queue.h). */
 static inline __attribute__((always_inline)) uint32_t sim_pool_alloc(oxl_world *w) {

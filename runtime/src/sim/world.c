@@ -2,9 +2,9 @@
  * incarnations, node contexts, node faults, oracles.
  *
  * One door: every effect that happens later is an event in one queue
- * (event_queue.h) keyed (time, tie), where tie is the sequence number, with a seeded draw in
- * its high bits when randomize_ties is on. Nothing is ever ordered by an
- * address. */
+ * (event_queue.h) keyed (time, tie), where tie is the sequence number,
+ * with a seeded draw in its high bits when randomize_ties is on. Nothing
+ * is ever ordered by an address. */
 #include "sim_internal.h"
 #include "sim_hot.h"
 #include "fence/fence.h"
@@ -250,10 +250,7 @@ void sim_queue_grow(oxl_world *w, uint32_t cap) {
     queue_settle(w);
     w->qtime = sim_xrealloc(w->qtime, cap * sizeof *w->qtime);
     w->qtie = sim_xrealloc(w->qtie, cap * sizeof *w->qtie);
-    for (uint32_t s = w->qcap; s < cap; s++) {
-        w->qtime[s] = SIM_QTIME_NONE;
-        w->qtie[s] = UINT64_MAX;
-    }
+    for (uint32_t s = w->qcap; s < cap; s++) queue_clear_leaf(w, s);
     free(w->qwin);
     w->qwin = sim_xmalloc(cap * sizeof *w->qwin);
     w->qcap = cap;
