@@ -1,6 +1,7 @@
 /* fiber.c: a fiber's stack (taken from the pool of stacks.c), first entry,
- * canary, sanitizer and Valgrind bookkeeping around the context switch. The switch itself is in fiber_x86_64.S and
- * fiber_aarch64.S; a ucontext version below serves other targets. */
+ * canary, sanitizer and Valgrind bookkeeping around the context switch. The
+ * switch itself is inline assembly on x86-64 (fiber.h), in fiber_aarch64.S
+ * on AArch64; a ucontext version below serves other targets. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_STACK despite -D_POSIX_C_SOURCE */
 #endif
@@ -15,17 +16,6 @@
 #include <unistd.h>
 
 /* ---- tools ---- */
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SCHED_FIBER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SCHED_FIBER_ASAN 1
-#endif
-#endif
-#ifndef SCHED_FIBER_ASAN
-#define SCHED_FIBER_ASAN 0
-#endif
 
 #if SCHED_FIBER_ASAN
 #include <sanitizer/asan_interface.h>
@@ -43,10 +33,9 @@
 #endif
 
 static_assert(offsetof(sched_fiber, sp) == 0, "the assembly reads and writes sp at offset 0");
-
-/* Mixed with the canary's own address, so a canary copied from elsewhere on
- * the stack does not pass. */
-#define CANARY_SEED UINT64_C(0x5CED0F1BE2CA9A27)
+static_assert(offsetof(sched_fiber, pc) == 8 && offsetof(sched_fiber, fp) == 16 && offsetof(sched_fiber, mxcsr) == 24 &&
+                  offsetof(sched_fiber, fcw) == 28,
+              "the x86-64 switch (fiber.h) reads and writes the context at these offsets");
 
 /* Reports a fatal error with the least machinery possible (we may be on a
  * damaged stack), then aborts. */
@@ -66,22 +55,21 @@ static size_t page_size(void) {
     return p > 0 ? (size_t)p : 4096;
 }
 
-static uint64_t canary_value(const sched_fiber *f) {
-    return CANARY_SEED ^ (uint64_t)(uintptr_t)f->stack_lo;
-}
+static uint64_t canary_value(const sched_fiber *f) { return sched_fiber_canary_value(f); }
 
 static _Atomic(sched_fiber_overflow_fn) overflow_hook;
 
 void sched_fiber_on_overflow(sched_fiber_overflow_fn fn) { atomic_store(&overflow_hook, fn); }
 
-static __attribute__((cold, noinline, noreturn)) void overflowed(const sched_fiber *from) {
+void sched_fiber_overflowed(const sched_fiber *from) {
     sched_fiber_overflow_fn hook = atomic_load(&overflow_hook);
     if (hook) hook(from);
     die("fatal: task stack overflow (canary overwritten)\n");
 }
 
-static void check_leaving(const sched_fiber *from) {
-    if (__builtin_expect(!sched_fiber_canary_ok(from), 0)) overflowed(from);
+/* The last switch out of a fiber checks its canary, whatever the stack. */
+static void check_finishing(const sched_fiber *from) {
+    if (__builtin_expect(!sched_fiber_canary_ok(from), 0)) sched_fiber_overflowed(from);
 }
 
 /* ---- AddressSanitizer ----
@@ -165,10 +153,10 @@ static _Noreturn void enter(sched_fiber *prev, sched_fiber *self) {
 
 #if !SCHED_FIBER_USE_UCONTEXT
 
-/* In the .S files. swap returns its from argument, which the resumed side
- * receives as the return value of its own swap call (or, for a new fiber,
- * in the return register when the trampoline starts). */
-__attribute__((visibility("hidden"))) sched_fiber *sched_fiber_asm_swap(sched_fiber *from, sched_fiber *to);
+/* In the .S files. The AArch64 swap returns its from argument, which the
+ * resumed side receives as the return value of its own swap call (or, for
+ * a new fiber, in the return register when the trampoline starts); the
+ * x86-64 switch is inline (fiber.h) and leaves the same in rax. */
 __attribute__((visibility("hidden"))) void sched_fiber_asm_trampoline(void);
 /* Called by the trampoline. */
 __attribute__((visibility("hidden"))) _Noreturn void sched_fiber_asm_entry(sched_fiber *prev, sched_fiber *self);
@@ -176,30 +164,25 @@ __attribute__((visibility("hidden"))) _Noreturn void sched_fiber_asm_entry(sched
 void sched_fiber_asm_entry(sched_fiber *prev, sched_fiber *self) { enter(prev, self); }
 
 #if defined(__x86_64__)
-/* The frame sched_fiber_asm_swap pops, lowest address first: see
- * fiber_x86_64.S. The trampoline's return slot sits 16 bytes below the
- * (page aligned) top, so after swap's ret the stack pointer is 16-byte
- * aligned, as the trampoline's call requires. */
-enum { FRAME_FENV, FRAME_R15, FRAME_R14, FRAME_R13, FRAME_R12, FRAME_RBX, FRAME_RBP, FRAME_RET, FRAME_WORDS };
-#define FRAME_PAD_WORDS 2
-
+/* A new fiber resumes in the trampoline, with nothing on its stack: the
+ * stack pointer 16 bytes below the (16-byte aligned) top, as the
+ * trampoline's call requires, a zero rbp (ends frame-pointer chains) and
+ * the floating-point controls of the code that prepares it. */
 static void prepare(sched_fiber *f) {
     uint32_t mxcsr;
     uint16_t fcw;
     __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
     __asm__ volatile("fnstcw %0" : "=m"(fcw));
-    mxcsr &= ~UINT32_C(0x3F); /* tidy only: the swap loads just the control bits */
 
     uintptr_t top = (uintptr_t)(f->stack_lo + f->stack_size - f->color);
     assert(top % 16 == 0);
-    uint64_t *frame = (uint64_t *)top - FRAME_PAD_WORDS - FRAME_WORDS;
-    memset(frame, 0, (FRAME_WORDS + FRAME_PAD_WORDS) * sizeof *frame);
-    frame[FRAME_FENV] = (uint64_t)mxcsr | (uint64_t)fcw << 32;
-    frame[FRAME_RBX] = (uint64_t)(uintptr_t)f; /* the trampoline passes it to the entry */
-    frame[FRAME_RBP] = 0;                      /* ends frame-pointer chains */
-    frame[FRAME_RET] = (uint64_t)(uintptr_t)sched_fiber_asm_trampoline;
-    assert(((uintptr_t)&frame[FRAME_RET + 1]) % 16 == 0);
+    uint64_t *frame = (uint64_t *)top - 2;
+    memset(frame, 0, 2 * sizeof *frame);
     f->sp = frame;
+    f->pc = (void *)(uintptr_t)sched_fiber_asm_trampoline;
+    f->fp = NULL;
+    f->mxcsr = mxcsr & ~UINT32_C(0x3F); /* tidy only: a switch loads just the control bits */
+    f->fcw = fcw;
 }
 #elif defined(__aarch64__)
 /* The frame sched_fiber_asm_swap pops, in 8-byte words: see
@@ -238,7 +221,17 @@ static bool backend_prepare(sched_fiber *f) {
     return true;
 }
 
+#if SCHED_FIBER_INLINE_SWAP
+static sched_fiber *backend_swap(sched_fiber *from, sched_fiber *to) { return sched_fiber_swap_regs(from, to); }
+static _Noreturn void backend_jump(sched_fiber *from, sched_fiber *to) { sched_fiber_jump_regs(from, to); }
+#else
+__attribute__((visibility("hidden"))) sched_fiber *sched_fiber_asm_swap(sched_fiber *from, sched_fiber *to);
 static sched_fiber *backend_swap(sched_fiber *from, sched_fiber *to) { return sched_fiber_asm_swap(from, to); }
+static _Noreturn void backend_jump(sched_fiber *from, sched_fiber *to) {
+    sched_fiber_asm_swap(from, to);
+    die("fatal: sched_fiber: a finished fiber was resumed\n");
+}
+#endif
 
 #else /* SCHED_FIBER_USE_UCONTEXT */
 
@@ -263,6 +256,11 @@ static sched_fiber *backend_swap(sched_fiber *from, sched_fiber *to) {
     uc_next = to;
     if (swapcontext(&from->uc, &to->uc) != 0) die("fatal: sched_fiber: swapcontext failed\n");
     return uc_prev;
+}
+
+static _Noreturn void backend_jump(sched_fiber *from, sched_fiber *to) {
+    backend_swap(from, to);
+    die("fatal: sched_fiber: a finished fiber was resumed\n");
 }
 
 #endif
@@ -316,6 +314,7 @@ static bool reset(sched_fiber *f, sched_fiber_fn fn, void *arg, bool used) {
     asan_drop_fake_stack(f);
     if (used) asan_unpoison_stack(f);
     *(uint64_t *)f->stack_lo = canary_value(f);
+    f->canary_countdown = SCHED_FIBER_CANARY_EVERY;
     f->fn = fn;
     f->arg = arg;
     f->sp = NULL;
@@ -334,15 +333,13 @@ __attribute__((hot)) void sched_fiber_switch(sched_fiber *from, sched_fiber *to)
     assert(from != to);
     assert(from->state == SCHED_FIBER_RUNNING);
     assert(to->state == SCHED_FIBER_READY || to->state == SCHED_FIBER_SUSPENDED);
-    check_leaving(from);
+    sched_fiber_check_leaving(from);
     from->state = SCHED_FIBER_SUSPENDED;
     to->state = SCHED_FIBER_RUNNING;
 
     asan_start(&from->asan_fake_stack, to);
     sched_fiber *prev = backend_swap(from, to);
-    /* Resumed: someone switched back to from. Without ASan there is nothing
-     * left to do, so the compiler makes the swap a tail call and the swap
-     * returns straight to our caller: one return instead of two. */
+    /* Resumed: someone switched back to from. */
     asan_finish(from, prev);
     (void)prev;
 }
@@ -351,15 +348,14 @@ void sched_fiber_exit_to(sched_fiber *from, sched_fiber *to) {
     assert(from != to);
     assert(from->state == SCHED_FIBER_RUNNING);
     assert(to->state == SCHED_FIBER_READY || to->state == SCHED_FIBER_SUSPENDED);
-    check_leaving(from);
+    check_finishing(from);
     from->state = SCHED_FIBER_FINISHED;
     to->state = SCHED_FIBER_RUNNING;
 
     /* NULL save: ASan frees this fiber's fake stack now. */
     from->asan_fake_stack = NULL;
     asan_start(NULL, to);
-    backend_swap(from, to);
-    die("fatal: sched_fiber: a finished fiber was resumed\n");
+    backend_jump(from, to);
 }
 
 void sched_fiber_free(sched_fiber *f) {

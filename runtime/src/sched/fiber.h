@@ -46,6 +46,30 @@
 #include <ucontext.h>
 #else
 #define SCHED_FIBER_USE_UCONTEXT 0
+
+#endif
+
+/* AddressSanitizer must hear of every switch (fiber.c); its builds take
+ * the switch through fiber.c, where that is done. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SCHED_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCHED_FIBER_ASAN 1
+
+#endif
+#endif
+#ifndef SCHED_FIBER_ASAN
+#define SCHED_FIBER_ASAN 0
+
+#endif
+
+/* x86-64 switches in inline assembly (sched_fiber_swap_regs below). */
+#if !SCHED_FIBER_USE_UCONTEXT && defined(__x86_64__)
+#define SCHED_FIBER_INLINE_SWAP 1
+#else
+#define SCHED_FIBER_INLINE_SWAP 0
+
 #endif
 
 /* ---- the stack pool (stacks.c) ----
@@ -107,24 +131,32 @@ typedef enum sched_fiber_state {
 } sched_fiber_state;
 
 /* The fields are private to fiber.c (tests may peek). The layout does not
- * depend on sanitizers, so instrumented and plain files can be mixed. */
+ * depend on sanitizers, so instrumented and plain files can be mixed. What
+ * every switch reads and writes comes first, in one cache line: a hundred
+ * tasks taking turns keep only what they touch in the cache. */
 typedef struct sched_fiber {
     void *sp;                /* saved stack pointer while not running; must stay first (read by the assembly) */
+    void *pc;                /* x86-64: where the fiber resumes (see sched_fiber_swap_regs) */
+    void *fp;                /* x86-64: its saved rbp (a general register without frame pointers) */
+    uint32_t mxcsr;          /* x86-64: its saved MXCSR (the control bits are its own) */
+    uint16_t fcw;            /* x86-64: its saved x87 control word */
+    uint8_t state;           /* sched_fiber_state */
+    bool guarded;            /* a guard page right below stack_lo (else a canary stack) */
     unsigned char *stack_lo; /* lowest usable stack byte, where the canary lives; NULL for a main fiber */
     size_t stack_size;       /* usable bytes from stack_lo up */
+    uint32_t color;          /* bytes left unused at the top (see sched_fiber_set_color) */
+    uint32_t canary_countdown; /* guarded stacks: switches away until the next canary check */
     sched_fiber_fn fn;       /* entry for the next first switch-in */
     void *arg;
+    unsigned valgrind_id;    /* Valgrind stack registration */
     void *asan_fake_stack;   /* AddressSanitizer: fake stack saved while suspended */
     const void *asan_bottom; /* AddressSanitizer: stack bounds (learned from ASan for a main fiber) */
     size_t asan_size;
-    unsigned valgrind_id;    /* Valgrind stack registration */
-    uint32_t color;          /* bytes left unused at the top (see sched_fiber_set_color) */
-    uint8_t state;           /* sched_fiber_state */
-    bool guarded;            /* a guard page right below stack_lo (else a canary stack) */
     unsigned char *fault_lo; /* sched_stack's: a fault in [fault_lo, stack_lo) is this stack's
-                                overflow (last: the hot fields keep their places) */
+                                overflow */
 #if SCHED_FIBER_USE_UCONTEXT
     ucontext_t uc;
+
 #endif
 } sched_fiber;
 
@@ -180,5 +212,134 @@ size_t sched_fiber_stack_size(const sched_fiber *f);
  * spreading them over the sets. Takes effect at the next reset; a caller
  * that wants it on a new fiber resets it once after create. */
 void sched_fiber_set_color(sched_fiber *f, unsigned color);
+
+
+/* ---- the switch, inline ----
+ * Mixed with the canary's own address, so a canary copied from elsewhere on
+ * the stack does not pass. */
+#define SCHED_FIBER_CANARY_SEED UINT64_C(0x5CED0F1BE2CA9A27)
+
+static inline uint64_t sched_fiber_canary_value(const sched_fiber *f) {
+    return SCHED_FIBER_CANARY_SEED ^ (uint64_t)(uintptr_t)f->stack_lo;
+}
+
+/* A damaged canary found by a switch: the overflow hook, then the default
+ * message and abort. */
+__attribute__((visibility("hidden"), cold, noinline, noreturn)) void sched_fiber_overflowed(const sched_fiber *f);
+
+/* How often a switch away checks the canary of the stack it leaves. A
+ * canary stack's canary is the only sign of its overflow: at every switch,
+ * before any other task can run on what the overflow wrote. A guarded
+ * stack's overflow faults in its guard page; its canary (a frame that
+ * skipped the guard page and wrote the stack's lowest word) is checked at
+ * every SCHED_FIBER_CANARY_EVERY-th switch and when the fiber finishes:
+ * the canary's cache line is then not among the few lines a switch
+ * touches, which a hundred tasks taking turns would otherwise keep in the
+ * cache, one line each. */
+#define SCHED_FIBER_CANARY_EVERY 16
+
+/* Does this switch away from f check its canary? */
+static inline __attribute__((always_inline)) bool sched_fiber_canary_due(sched_fiber *f) {
+    if (!f->guarded) return true; /* a canary stack, or a main fiber (no canary) */
+    if (--f->canary_countdown) return false;
+    f->canary_countdown = SCHED_FIBER_CANARY_EVERY;
+    return true;
+}
+
+static inline __attribute__((always_inline)) void sched_fiber_check_leaving(sched_fiber *f) {
+    if (sched_fiber_canary_due(f) &&
+        __builtin_expect(f->stack_lo && *(const uint64_t *)f->stack_lo != sched_fiber_canary_value(f), 0))
+        sched_fiber_overflowed(f);
+}
+
+#if SCHED_FIBER_INLINE_SWAP
+/* The x86-64 switch. A fiber's context is its stack pointer, where it
+ * resumes, rbp and its floating-point controls, all kept in its sched_fiber:
+ * the switch writes nothing on either stack. Every other register is
+ * declared clobbered, so the compiler keeps across it just what is live,
+ * in the frame it has anyway (a switch that pushed all callee-saved
+ * registers touched a hundred sleepers' stacks a cache line more each).
+ * The jump leaves from in rax (the resumed side's prev) and to in rsi (a
+ * new fiber's trampoline reads itself from there, fiber_x86_64.S). Only the
+ * MXCSR control bits (6-15) are switched; its exception flags stay with
+ * the thread (caller-saved in the ABI), as the x87 status word does.
+ * ldmxcsr and fldcw are slow, so each is skipped when nothing changes. */
+#define SCHED_FIBER_X86_CLOBBERS                                                                                   \
+    "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc", "xmm0", "xmm1",    \
+        "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", \
+        "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)" SCHED_FIBER_X86_AVX512_CLOBBERS
+#if defined(__AVX512F__)
+#define SCHED_FIBER_X86_AVX512_CLOBBERS                                                                            \
+    , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",  \
+        "xmm28", "xmm29", "xmm30", "xmm31", "k1", "k2", "k3", "k4", "k5", "k6", "k7"
+#else
+#define SCHED_FIBER_X86_AVX512_CLOBBERS
+#endif
+/* where an indirect jump may land when the build marks such places (CET) */
+#if defined(__CET__) && (__CET__ & 1)
+#define SCHED_FIBER_X86_LANDING "endbr64\n\t"
+#else
+#define SCHED_FIBER_X86_LANDING
+#endif
+/* The resuming half, shared by a switch and an exit: from's MXCSR slot
+ * holds the thread's current value, rdi is from and rsi to. */
+#define SCHED_FIBER_X86_RESUME                                                                                     \
+    "movl 24(%%rdi), %%eax\n\t"                                                                                   \
+    "movl 24(%%rsi), %%edx\n\t"                                                                                   \
+    "xorl %%eax, %%edx\n\t"                                                                                       \
+    "andl $0xffc0, %%edx\n\t" /* the control bits that differ */                                                 \
+    "jz 2f\n\t"                                                                                                   \
+    "xorl %%eax, %%edx\n\t" /* the current flags with to's control bits */                                       \
+    "movl %%edx, 24(%%rsi)\n\t"                                                                                   \
+    "ldmxcsr 24(%%rsi)\n\t"                                                                                       \
+    "2:\n\t"                                                                                                      \
+    "fnstcw 28(%%rdi)\n\t"                                                                                        \
+    "movzwl 28(%%rdi), %%eax\n\t"                                                                                 \
+    "cmpw 28(%%rsi), %%ax\n\t"                                                                                    \
+    "je 3f\n\t"                                                                                                   \
+    "fldcw 28(%%rsi)\n\t"                                                                                         \
+    "3:\n\t"                                                                                                      \
+    "movq 16(%%rsi), %%rbp\n\t"                                                                                   \
+    "movq 0(%%rsi), %%rsp\n\t"                                                                                    \
+    "movq %%rdi, %%rax\n\t"                                                                                       \
+    "jmpq *8(%%rsi)\n\t"
+
+/* Saves the running context into from, resumes to; returns, once something
+ * switches back to from, the fiber that did. No checks: see
+ * sched_fiber_switch. */
+static inline __attribute__((always_inline)) sched_fiber *sched_fiber_swap_regs(sched_fiber *from, sched_fiber *to) {
+    sched_fiber *prev;
+    __asm__ volatile("stmxcsr 24(%%rdi)\n\t"
+                     "leaq 1f(%%rip), %%rcx\n\t"
+                     "movq %%rsp, 0(%%rdi)\n\t"
+                     "movq %%rcx, 8(%%rdi)\n\t"
+                     "movq %%rbp, 16(%%rdi)\n\t" SCHED_FIBER_X86_RESUME "1:\n\t" SCHED_FIBER_X86_LANDING
+                     : "=a"(prev), "+D"(from), "+S"(to)
+                     :
+                     : SCHED_FIBER_X86_CLOBBERS);
+    return prev;
+}
+
+/* Resumes to for good: from is never resumed. */
+static inline __attribute__((always_inline, noreturn)) void sched_fiber_jump_regs(sched_fiber *from, sched_fiber *to) {
+    __asm__ volatile("stmxcsr 24(%%rdi)\n\t" SCHED_FIBER_X86_RESUME : "+D"(from), "+S"(to) : : "rax", SCHED_FIBER_X86_CLOBBERS);
+    __builtin_unreachable();
+}
+
+/* sched_fiber_switch inline where every switch counts (the scheduler's
+ * switch away from a task), with the same checks. */
+static inline __attribute__((always_inline)) void sched_fiber_switch_inline(sched_fiber *from, sched_fiber *to) {
+#if SCHED_FIBER_ASAN
+    sched_fiber_switch(from, to);
+#else
+    sched_fiber_check_leaving(from);
+    from->state = SCHED_FIBER_SUSPENDED;
+    to->state = SCHED_FIBER_RUNNING;
+    (void)sched_fiber_swap_regs(from, to);
+#endif
+}
+#else
+static inline void sched_fiber_switch_inline(sched_fiber *from, sched_fiber *to) { sched_fiber_switch(from, to); }
+#endif
 
 #endif

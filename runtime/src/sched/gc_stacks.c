@@ -31,8 +31,12 @@ static void push_suspended_stacks(void) {
         const sched_fiber *f = t->fiber;
         if (f->state != SCHED_FIBER_SUSPENDED) continue; /* running: the collector's own scan */
         push_range(f->sp, f->stack_lo + f->stack_size);
+        push_range(&f->fp, &f->fp + 1); /* x86-64 keeps rbp, which may hold a pointer, out of the stack */
     }
-    if (s->main_fiber.state == SCHED_FIBER_SUSPENDED) push_range(s->main_fiber.sp, s->gc_main_bottom);
+    if (s->main_fiber.state == SCHED_FIBER_SUSPENDED) {
+        push_range(s->main_fiber.sp, s->gc_main_bottom);
+        push_range(&s->main_fiber.fp, &s->main_fiber.fp + 1);
+    }
 }
 
 void sched_gc_begin(oxl_sched *s) {

@@ -16,6 +16,7 @@ static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag);
 #include "oxl_fence.h"
 #include "fence/fence.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -440,7 +441,7 @@ SCHED_HOT void switch_away_here(oxl_sched *s, oxl_task *self, sched_fiber *from,
     if (exiting)
         sched_fiber_exit_to(from, to);
     else
-        sched_fiber_switch(from, to);
+        sched_fiber_switch_inline(from, to);
 }
 
 SIM_HOT static void switch_away(oxl_sched *s, oxl_task *self, sched_fiber *from, bool exiting) {
@@ -594,7 +595,7 @@ oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, c
         t = s->spare_tasks[--s->nspare_tasks];
         memset(t, 0, sizeof *t);
     } else {
-        t = sim_xcalloc(1, sizeof *t);
+        t = sim_xcalloc_line(sizeof *t);
     }
     t->id = ++s->next_task_id;
     t->fn = fn;
@@ -608,7 +609,7 @@ oxl_task *sched_spawn(oxl_sched *s, oxl_node *node, oxl_task_fn fn, void *arg, c
     if (f) {
         if (!sched_fiber_reset(f, task_entry, t)) sim_oom();
     } else {
-        f = sim_xcalloc(1, sizeof *f);
+        f = sim_xcalloc_line(sizeof *f);
         if (!sched_fiber_create(f, s->opt.stack_size, task_entry, t)) {
             free(f);
             free(t);
@@ -775,11 +776,11 @@ SIM_HOT static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag) {
     oxl_task *t = slot < s->ntasks_cap ? s->tasks[slot] : NULL;
     if (!t || t->id != id || t->state != TASK_BLOCKED) return;
     t->wake_handle = 0; /* this event has fired: nothing to cancel */
-    t->fired_case = -1; /* a select's timeout */
-    if (t->nwaiters) /* a select's timeout; a sleep waits on no channel */
+    if (t->nwaiters) { /* a select's timeout; a sleep waits on no channel */
+        t->fired_case = -1;
         sched_task_drop_waits(s, t);
-    else
-        t->waiters = NULL;
+    }
+    assert(t->waiters == NULL); /* a wait's end clears both (sched_task_drop_waits) */
     sched_make_ready(s, t);
 }
 

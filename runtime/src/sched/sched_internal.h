@@ -63,28 +63,30 @@ struct oxl_chan {
     struct oxl_chan *next_all; /* every channel of the run, freed at its end */
 };
 
-/* Hot fields (touched at every switch and channel handoff) come first, so a
- * task costs the scheduler one or two cache lines, not four. */
+/* What a sleep, its wakeup and the switches around them touch fills the
+ * record's first cache line (records are line aligned: sched_task_new), so
+ * a hundred tasks taking turns cost the cache one line each, not two or
+ * three; a channel handoff's fields follow. */
 struct oxl_task {
     sched_fiber *fiber;         /* NULL once it ended (back in the pool) */
     uint64_t id;
-    oxl_node *node;
-    oxl_node_id world_node;     /* node's World id, kept here for the trace */
-    uint8_t state;              /* sched_task_state */
-    uint8_t wait;               /* sched_wait_kind */
-    bool detached, joined;
-    bool started;               /* its function has begun to run */
-    bool cancel_at_wait;        /* oxl_task_cancel_at_wait: it ends when it next blocks */
-    uint32_t nwaiters;
-    sched_waiter *waiters;      /* while blocked on channels */
     uint64_t wake_handle;       /* queued World wake, to cancel */
-    int32_t fired_case;         /* select: the case that completed; -1 = timeout */
-    oxl_chan_status fired_status;
+    oxl_time_ns wait_until;     /* a sleep's end, a select's timeout */
     const char *file;           /* where it stopped */
     int line;
     uint32_t slot;              /* index in sched.tasks */
-    oxl_time_ns wait_until;     /* a sleep's end, a select's timeout: written by every
-                                   sleep, so beside where it stopped, not with the cold */
+    oxl_node_id world_node;     /* node's World id, kept here for the trace */
+    uint32_t nwaiters;          /* channels it waits on (waiters) */
+    uint8_t state;              /* sched_task_state */
+    uint8_t wait;               /* sched_wait_kind */
+    bool cancel_at_wait;        /* oxl_task_cancel_at_wait: it ends when it next blocks */
+    bool detached, joined;
+    bool started;               /* its function has begun to run */
+    /* the second line: a channel wait */
+    oxl_node *node;
+    sched_waiter *waiters;      /* while blocked on channels; NULL when nwaiters is 0 */
+    int32_t fired_case;         /* select: the case that completed; -1 = timeout */
+    oxl_chan_status fired_status;
     sched_waiter one_waiter;    /* a plain send or receive waits here: the task's
                                    own cache lines, not its stack's */
     /* colder: what a blocked task waits for, for reports */
@@ -103,6 +105,7 @@ struct oxl_task {
     struct oxl_task *join_target; /* from blocking in join until back from it */
     struct oxl_task *node_prev, *node_next; /* the node's tasks */
 };
+_Static_assert(offsetof(struct oxl_task, started) < SIM_CACHE_LINE, "a sleep's fields fill the record's first line");
 
 typedef struct sched_policy_state {
     oxl_policy kind;

@@ -19,6 +19,7 @@
 #define SIM_SEQ_BITS 40
 #define SIM_SEQ_MASK ((UINT64_C(1) << SIM_SEQ_BITS) - 1)
 #define SIM_INLINE_PAYLOAD 40
+#define SIM_CACHE_LINE 64
 
 /* ---- interned labels: id order is first-use order, so deterministic ---- */
 typedef struct sim_label {
@@ -52,8 +53,11 @@ typedef enum sim_event_type {
  * t, traced as a task event of node with the tag. */
 typedef void (*sim_wake_fn)(oxl_world *w, void *arg, uint64_t tag);
 
+/* A slot starts a cache line (128 bytes): what a wakeup reads and its
+ * next sleep writes, the fields before u's third word, is then one line,
+ * where an 88-byte slot mostly straddled two. */
 typedef struct sim_event {
-    uint8_t type;
+    _Alignas(SIM_CACHE_LINE) uint8_t type;
     oxl_node_id node;      /* target node */
     oxl_node_id from;      /* sender of a message */
     uint32_t incarnation;  /* timers: the incarnation that set it */
@@ -329,6 +333,12 @@ void sim_oom(void) __attribute__((noreturn));
 void *sim_xmalloc(size_t n);
 void *sim_xcalloc(size_t n, size_t size);
 void *sim_xrealloc(void *p, size_t n);
+/* Memory starting a cache line (freed with free), zeroed by the calloc
+ * one: hot records that would otherwise straddle two. An array of them
+ * grows with sim_xrealloc_line (n bytes, the first old of them kept). */
+void *sim_xmalloc_line(size_t size);
+void *sim_xcalloc_line(size_t size);
+void *sim_xrealloc_line(void *p, size_t old, size_t n);
 char *sim_xstrdup(const char *s);
 int sim_misuse(oxl_world *w, const char *call, const char *fmt, ...) OXL_PRINTF(3, 4);
 bool sim_valid_node(const oxl_world *w, oxl_node_id n);

@@ -34,6 +34,26 @@ void *sim_xcalloc(size_t n, size_t size) {
     return p;
 }
 
+/* aligned_alloc wants a multiple of the alignment */
+static size_t whole_lines(size_t size) {
+    return size ? (size + SIM_CACHE_LINE - 1) / SIM_CACHE_LINE * SIM_CACHE_LINE : SIM_CACHE_LINE;
+}
+
+void *sim_xmalloc_line(size_t size) {
+    void *p = aligned_alloc(SIM_CACHE_LINE, whole_lines(size));
+    if (!p) sim_oom();
+    return p;
+}
+
+void *sim_xcalloc_line(size_t size) { return memset(sim_xmalloc_line(size), 0, whole_lines(size)); }
+
+void *sim_xrealloc_line(void *p, size_t old, size_t n) {
+    void *q = sim_xmalloc_line(n);
+    if (p) memcpy(q, p, old < n ? old : n);
+    free(p);
+    return q;
+}
+
 void *sim_xrealloc(void *p, size_t n) {
     p = realloc(p, n ? n : 1);
     if (!p) sim_oom();
@@ -141,7 +161,7 @@ oxl_world *oxl_world_new(const oxl_world_options *opt) {
     w->qtaken = SIM_QUEUE_NO_SLOT;
     sim_queue_grow(w, 2);
     w->pool_cap = 256;
-    w->pool = sim_xmalloc(w->pool_cap * sizeof *w->pool);
+    w->pool = sim_xmalloc_line(w->pool_cap * sizeof *w->pool);
     w->free_slots = sim_xmalloc(w->pool_cap * sizeof *w->free_slots);
     /* Options are validated like any other call: a bad range is a misuse. */
     if (oxl_net_latency(w, w->opt.latency_min, w->opt.latency_max) != OXL_OK) w->lat_min = w->lat_max = 0;
@@ -274,8 +294,8 @@ void sim_queue_free(oxl_world *w) {
 
 uint32_t sim_pool_new_slot(oxl_world *w) {
     if (w->pool_len == w->pool_cap) {
+        w->pool = sim_xrealloc_line(w->pool, w->pool_cap * sizeof *w->pool, 2 * w->pool_cap * sizeof *w->pool);
         w->pool_cap *= 2;
-        w->pool = sim_xrealloc(w->pool, w->pool_cap * sizeof *w->pool);
         w->free_slots = sim_xrealloc(w->free_slots, w->pool_cap * sizeof *w->free_slots);
     }
     uint32_t slot = w->pool_len++;

@@ -100,6 +100,15 @@ static void *t_smash_then_yield(void *arg) {
     return arg;
 }
 
+/* A task that never ends: its canary is found by its switches away (on a
+ * guarded stack at one of its next SCHED_FIBER_CANARY_EVERY, on a canary
+ * stack at the first), not at its end. */
+static void *t_smash_then_yield_on(void *arg) {
+    smash_canary();
+    for (int i = 0; i <= SCHED_FIBER_CANARY_EVERY; i++) switch_away(false);
+    _exit(7); /* not found: the run must not get here */
+}
+
 static void *t_smash_then_sleep(void *arg) {
     smash_canary();
     switch_away(true);
@@ -415,6 +424,8 @@ int main(int argc, char **argv) {
         expect_overflow(t_runaway, "deep2", "a runaway recursion with a stack below it in its region");
     expect_overflow(t_overrun_then_yield, "over", "an overrun of 8 KiB, back, then a yield to another task");
     expect_overflow(t_smash_then_yield, "smash-yield", "a damaged canary, then a yield to another task");
+    expect_overflow(t_smash_then_yield_on, "smash-yields",
+                    "a damaged canary, then yields to other tasks without end (found by a switch away)");
     expect_overflow(t_smash_then_sleep, "smash-sleep", "a damaged canary, then a sleep, another task ready");
     expect_overflow(t_smash_then_lone_sleep, "smash-lone", "a damaged canary, then a sleep with nobody else ready");
     expect_overflow(t_smash_then_end, "smash-end", "a damaged canary, then the task's end");
