@@ -331,7 +331,7 @@ size_t oxl_select_at(oxl_select_case *cases, size_t n, oxl_dur_ns timeout, oxl_c
         waitq_push(cases[i].send ? &cases[i].chan->senders : &cases[i].chan->receivers, &waiters[nw]);
         nw++;
     }
-    self->waiters = waiters;
+    self->waiters = nw ? waiters : NULL; /* a wakeup leaves an empty list as it is (wake_sleeper) */
     self->nwaiters = nw;
     self->wait = WAIT_SELECT;
     self->wait_cases = nw;
