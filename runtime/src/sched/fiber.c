@@ -55,8 +55,6 @@ static size_t page_size(void) {
     return p > 0 ? (size_t)p : 4096;
 }
 
-static uint64_t canary_value(const sched_fiber *f) { return sched_fiber_canary_value(f); }
-
 static _Atomic(sched_fiber_overflow_fn) overflow_hook;
 
 void sched_fiber_on_overflow(sched_fiber_overflow_fn fn) { atomic_store(&overflow_hook, fn); }
@@ -313,7 +311,7 @@ static bool reset(sched_fiber *f, sched_fiber_fn fn, void *arg, bool used) {
 
     asan_drop_fake_stack(f);
     if (used) asan_unpoison_stack(f);
-    *(uint64_t *)f->stack_lo = canary_value(f);
+    *(uint64_t *)f->stack_lo = sched_fiber_canary_value(f);
     f->canary_countdown = SCHED_FIBER_CANARY_EVERY;
     f->fn = fn;
     f->arg = arg;
@@ -374,7 +372,7 @@ void sched_fiber_free(sched_fiber *f) {
 
 bool sched_fiber_canary_ok(const sched_fiber *f) {
     if (f->stack_lo == NULL) return true;
-    return *(const uint64_t *)f->stack_lo == canary_value(f);
+    return *(const uint64_t *)f->stack_lo == sched_fiber_canary_value(f);
 }
 
 size_t sched_fiber_stack_size(const sched_fiber *f) { return f->stack_size; }

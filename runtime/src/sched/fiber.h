@@ -46,7 +46,6 @@
 #include <ucontext.h>
 #else
 #define SCHED_FIBER_USE_UCONTEXT 0
-
 #endif
 
 /* AddressSanitizer must hear of every switch (fiber.c); its builds take
@@ -56,12 +55,10 @@
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define SCHED_FIBER_ASAN 1
-
 #endif
 #endif
 #ifndef SCHED_FIBER_ASAN
 #define SCHED_FIBER_ASAN 0
-
 #endif
 
 /* x86-64 switches in inline assembly (sched_fiber_swap_regs below). */
@@ -69,7 +66,6 @@
 #define SCHED_FIBER_INLINE_SWAP 1
 #else
 #define SCHED_FIBER_INLINE_SWAP 0
-
 #endif
 
 /* ---- the stack pool (stacks.c) ----
@@ -156,7 +152,6 @@ typedef struct sched_fiber {
                                 overflow */
 #if SCHED_FIBER_USE_UCONTEXT
     ucontext_t uc;
-
 #endif
 } sched_fiber;
 
@@ -212,7 +207,6 @@ size_t sched_fiber_stack_size(const sched_fiber *f);
  * spreading them over the sets. Takes effect at the next reset; a caller
  * that wants it on a new fiber resets it once after create. */
 void sched_fiber_set_color(sched_fiber *f, unsigned color);
-
 
 /* ---- the switch, inline ----
  * Mixed with the canary's own address, so a canary copied from elsewhere on
@@ -341,5 +335,4 @@ static inline __attribute__((always_inline)) void sched_fiber_switch_inline(sche
 #else
 static inline void sched_fiber_switch_inline(sched_fiber *from, sched_fiber *to) { sched_fiber_switch(from, to); }
 #endif
-
 #endif

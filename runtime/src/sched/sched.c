@@ -16,7 +16,6 @@ static void wake_sleeper(oxl_world *w, void *arg, uint64_t tag);
 #include "oxl_fence.h"
 #include "fence/fence.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>

@@ -64,7 +64,7 @@ struct oxl_chan {
 };
 
 /* What a sleep, its wakeup and the switches around them touch fills the
- * record's first cache line (records are line aligned: sched_task_new), so
+ * record's first cache line (records are line aligned: sched_spawn), so
  * a hundred tasks taking turns cost the cache one line each, not two or
  * three; a channel handoff's fields follow. */
 struct oxl_task {

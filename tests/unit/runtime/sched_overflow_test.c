@@ -109,6 +109,13 @@ static void *t_smash_then_yield_on(void *arg) {
     _exit(7); /* not found: the run must not get here */
 }
 
+/* On a canary stack the very first switch away finds it. */
+static void *t_smash_then_yield_once_on(void *arg) {
+    smash_canary();
+    switch_away(false);
+    _exit(8); /* not found at once */
+}
+
 static void *t_smash_then_sleep(void *arg) {
     smash_canary();
     switch_away(true);
@@ -426,6 +433,9 @@ int main(int argc, char **argv) {
     expect_overflow(t_smash_then_yield, "smash-yield", "a damaged canary, then a yield to another task");
     expect_overflow(t_smash_then_yield_on, "smash-yields",
                     "a damaged canary, then yields to other tasks without end (found by a switch away)");
+    if (canary_mode)
+        expect_overflow(t_smash_then_yield_once_on, "smash-once",
+                        "a damaged canary on a canary stack, then a yield: found by that switch");
     expect_overflow(t_smash_then_sleep, "smash-sleep", "a damaged canary, then a sleep, another task ready");
     expect_overflow(t_smash_then_lone_sleep, "smash-lone", "a damaged canary, then a sleep with nobody else ready");
     expect_overflow(t_smash_then_end, "smash-end", "a damaged canary, then the task's end");
