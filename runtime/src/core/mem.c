@@ -2,6 +2,7 @@
 #include "core_internal.h"
 
 #include "oxl_sched.h"
+#include "sched/sched_internal.h"
 
 #include <gc.h>
 #include <inttypes.h>
@@ -32,18 +33,21 @@ static _Noreturn void out_of_memory(size_t size) {
 }
 
 void *oxl_alloc(size_t size) {
+    sched_gc_sync();
     void *p = GC_MALLOC(size ? size : 1);
     if (!p) out_of_memory(size);
     return p;
 }
 
 void *oxl_alloc_atomic(size_t size) {
+    sched_gc_sync();
     void *p = GC_MALLOC_ATOMIC(size ? size : 1);
     if (!p) out_of_memory(size);
     return p;
 }
 
 void *oxl_alloc_root(size_t size) {
+    sched_gc_sync();
     void *p = GC_MALLOC_UNCOLLECTABLE(size ? size : 1);
     if (!p) core_panic("(runtime)", 0, "out of memory");
     return p;

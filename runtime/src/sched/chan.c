@@ -59,6 +59,7 @@ static inline void elem_copy(size_t size, void *dst, const void *src) {
  * buffer is memory it scans (uncollectable, freed by hand). */
 static void *buf_alloc(const oxl_chan *c, size_t bytes) {
     if (!c->sched->gc) return sim_xmalloc(bytes);
+    sched_gc_sync();
     void *p = GC_MALLOC_UNCOLLECTABLE(bytes);
     if (!p) sim_oom();
     return p;

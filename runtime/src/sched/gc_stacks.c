@@ -2,15 +2,25 @@
  *
  * bdwgc scans the running thread's stack from the stack pointer to the
  * stack bottom it knows, and no other stack. Task stacks are mmap'd, so
- * (as in Crystal's fibers on bdwgc) every switch moves the known bottom to
- * the top of the stack being resumed, and a push-other-roots hook pushes
- * the live part of every suspended stack: each suspended task's and, while
- * a task runs, the main stack's. Objects held only in a sleeping task's
- * locals then survive a collection. Nothing here runs unless the program
- * initialised the collector (oxl_rt_init). The move at a switch,
- * sched_gc_enter, is inline in sched_internal.h: it is on every switch. */
+ * (as in Crystal's fibers on bdwgc) the known bottom follows the running
+ * fiber's stack top, and a push-other-roots hook pushes the live part of
+ * every suspended stack: each suspended task's and, while a task runs, the
+ * main stack's. Objects held only in a sleeping task's locals then survive
+ * a collection. Nothing here runs unless the program initialised the
+ * collector (oxl_rt_init).
+ *
+ * The bottom moves lazily: a switch notes its fiber (gc_running) and the
+ * bottom follows before the next allocation (oxl_alloc and the channel
+ * buffers call sched_gc_sync) and in the hook, before the collector scans
+ * the thread's stack. Both are needed. Without threads the collector reads
+ * the bottom at every allocation too: it sizes the stack as bottom minus
+ * sp to decide between collecting and growing the heap, and a bottom left
+ * on another stack (the main one is far above the task stacks) made it
+ * grow the heap without ever collecting. C code that allocates from the
+ * collector inside a task must do it through oxl_alloc. */
 #include "sched_internal.h"
 
+#include <assert.h>
 #include <gc/gc.h>
 #include <gc/gc_mark.h>
 
@@ -22,8 +32,23 @@ static void push_range(const void *lo, const void *hi) {
     if (lo && hi && (const char *)lo < (const char *)hi) GC_push_all_eager((void *)lo, (void *)hi);
 }
 
+/* The collector's stack bottom becomes fiber f's stack top. */
+static void set_bottom(oxl_sched *s, const sched_fiber *f) {
+    struct GC_stack_base sb = {0};
+    sb.mem_base = f == &s->main_fiber ? s->gc_main_bottom : (void *)(f->stack_lo + f->stack_size);
+    GC_set_stackbottom(s->gc_thread, &sb);
+    s->gc_bottom_of = f;
+}
+
+void sched_gc_sync(void) {
+    oxl_sched *s = gc_run;
+    if (s && s->gc_running != s->gc_bottom_of) set_bottom(s, s->gc_running);
+}
+
 static void push_suspended_stacks(void) {
     oxl_sched *s = gc_run;
+    assert(s->gc_running->state == SCHED_FIBER_RUNNING); /* every switch noted its fiber */
+    sched_gc_sync(); /* a C extern's GC_gcollect in a task: no allocation came first */
     if (s->gc_prev_push) s->gc_prev_push();
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
         const oxl_task *t = s->tasks[i];
@@ -40,6 +65,7 @@ static void push_suspended_stacks(void) {
 }
 
 void sched_gc_begin(oxl_sched *s) {
+    s->gc_running = s->gc_bottom_of = &s->main_fiber;
     s->gc = GC_is_init_called() != 0;
     if (!s->gc) return;
     struct GC_stack_base sb;
@@ -52,7 +78,8 @@ void sched_gc_begin(oxl_sched *s) {
 
 void sched_gc_end(oxl_sched *s) {
     if (!s->gc) return;
-    sched_gc_enter(s, &s->main_fiber);
+    s->gc_running = &s->main_fiber;
+    set_bottom(s, &s->main_fiber);
     GC_set_push_other_roots(s->gc_prev_push);
     gc_run = NULL;
 }

@@ -436,7 +436,7 @@ SCHED_HOT void switch_away_here(oxl_sched *s, oxl_task *self, sched_fiber *from,
         sched_trace_run(s, next);
         to = next->fiber;
     }
-    if (s->gc) sched_gc_enter(s, to);
+    s->gc_running = to;
     if (exiting)
         sched_fiber_exit_to(from, to);
     else
@@ -811,8 +811,14 @@ SIM_HOT void sched_arm_deadline(oxl_sched *s, oxl_time_ns until) {
 }
 
 void oxl_sleep_at(oxl_dur_ns d, const char *file, int line) {
-    oxl_sched *s = sched_enter("oxl_sleep");
-    if (!s) return;
+    oxl_sched *s = tls_sched;
+    if (SIM_UNLIKELY(!(s && s->current && s->current->state != TASK_CANCELLED))) {
+        /* no run at all: a panic at the caller's line (std.time's sleep
+         * comes straight here, with its OxL caller's) */
+        if (!s && !atomic_load(&active_sched)) oxl_panic_at(file, line, "sleep outside a task");
+        s = sched_enter_slow("oxl_sleep");
+        if (!s) return;
+    }
     if (d < 0) oxl_panic_at(file, line, "sleep of a negative duration (%" PRId64 "ns)", d);
     oxl_task *self = s->current;
     self->wait = WAIT_SLEEP;
@@ -900,7 +906,7 @@ static _Noreturn void end_run(oxl_sched_status how, const char *head, const char
     oxl_task *self = s->current;
     s->current = NULL;
     /* The panicking task is abandoned where it stands. */
-    if (s->gc) sched_gc_enter(s, &s->main_fiber);
+    s->gc_running = &s->main_fiber;
     sched_fiber_exit_to(self->fiber, &s->main_fiber);
     abort(); /* not reached */
 }
@@ -1000,7 +1006,7 @@ static void main_loop(oxl_sched *s) {
         next->state = TASK_RUNNING;
         s->switches++;
         sched_trace_run(s, next);
-        if (s->gc) sched_gc_enter(s, next->fiber);
+        s->gc_running = next->fiber;
         sched_fiber_switch(&s->main_fiber, next->fiber);
     }
 }

@@ -127,6 +127,7 @@ typedef struct oxl_sched {
     bool own_world;
     sched_fiber main_fiber;
     oxl_task *current;
+    const sched_fiber *gc_running; /* the fiber switched to last: the running one (gc_stacks.c) */
     oxl_task *last_run;      /* the task of the latest step (PCT lowers its priority) */
     oxl_task *root;
 
@@ -150,6 +151,7 @@ typedef struct oxl_sched {
     void *gc_thread;
     void *gc_main_bottom;
     void (*gc_prev_push)(void);
+    const sched_fiber *gc_bottom_of; /* whose stack top the collector has as its stack bottom */
 
     oxl_chan *chans;
     uint64_t next_chan_id;
@@ -260,14 +262,12 @@ void sched_on_canary(const sched_fiber *f);
 
 /* gc_stacks.c */
 void sched_gc_begin(oxl_sched *s);
-/* Before switching to `to`: the collector's known stack bottom becomes
- * to's, as it scans the running stack up to it (gc_stacks.c). Inline: it
- * is on every switch of a program that collects. */
-static inline __attribute__((always_inline)) void sched_gc_enter(oxl_sched *s, const sched_fiber *to) {
-    struct GC_stack_base sb = {0};
-    sb.mem_base = to == &s->main_fiber ? s->gc_main_bottom : (void *)(to->stack_lo + to->stack_size);
-    GC_set_stackbottom(s->gc_thread, &sb);
-}
+/* Brings the collector's stack bottom to the running fiber's stack top
+ * if a switch moved it: before every allocation from the collector and
+ * when it scans the stacks. The switch itself only notes its fiber in
+ * gc_running (a store, where a call into the collector cost ~20
+ * instructions a switch). No-op outside a run that collects. */
+void sched_gc_sync(void);
 void sched_gc_end(oxl_sched *s);
 
 /* chan.c */
