@@ -29,6 +29,8 @@
  *                                           fork (target for trivial: <= 2)
  *   runner.<test>.j2_vs_j1.ratio
  *   runner.trivial.fork_vs_spawn_j1.ratio
+ *   runner.trivial_spread_j1.us_per_seed    -j 1 with OXL_TEST_SPREAD_FORKS=1
+ *   runner.trivial.spread_vs_kept_j1.ratio  that over the default
  *   runner.bank_inproc_j<N>.seeds_per_sec   the bank's 20,000 seeds with
  *                                           --in-process (and its CPU)
  *   runner.bank_inproc_vs_process_j<N>.ratio per seed, process mode over
@@ -346,7 +348,8 @@ int main(int argc, char **argv) {
     double bank_best[3] = {UNSET, UNSET, UNSET}, bank_cpu[3] = {UNSET, UNSET, UNSET};
     for (int t = 0; t < 3; t++) {
         /* [server?][jobs]: oxl test; direct and served: the baselines */
-        double best[2][3] = {{UNSET, UNSET, UNSET}, {UNSET, UNSET, UNSET}}, best_direct = UNSET, best_served = UNSET;
+        double best[2][3] = {{UNSET, UNSET, UNSET}, {UNSET, UNSET, UNSET}}, best_direct = UNSET, best_served = UNSET,
+               best_spread = UNSET;
         double cpu[3] = {UNSET, UNSET, UNSET};
         const char *pkg = tests[t].bank ? bank : path, *tbin = tests[t].bank ? bank_bin : bin;
         int n = tests[t].nseeds;
@@ -374,6 +377,23 @@ int main(int argc, char **argv) {
                 }
             }
             unsetenv("OXL_TEST_FORK_SERVER");
+            if (t == 0) {
+                /* every seed left to the kernel's placement: the baseline
+                 * of a seed kept on its server's CPU */
+                setenv("OXL_TEST_SPREAD_FORKS", "1", 1);
+                char *targv[] = {oxl, "test", (char *)pkg, "--exact", (char *)tests[t].exact, "-j", "1", NULL};
+                double t0 = now_s();
+                int st = run(targv, NULL);
+                double sec = now_s() - t0;
+                unsetenv("OXL_TEST_SPREAD_FORKS");
+                if (st != 0) {
+                    fprintf(stderr, "bench_runner: oxl test --exact '%s' -j 1 with OXL_TEST_SPREAD_FORKS=1 exited %d\n",
+                            tests[t].exact, st);
+                    status = 1;
+                } else if (sec < best_spread) {
+                    best_spread = sec;
+                }
+            }
             if (t == 0) {
                 double d = direct(tbin, tests[t].index, data, n);
                 if (d < 0) status = 1;
@@ -410,6 +430,10 @@ int main(int argc, char **argv) {
             figure(&status, have(best_direct), nm, ".direct_seeds_per_sec", 0, n / best_direct, "seeds/s");
             figure(&status, have(best[0][1]) && have(best[1][1]), nm, ".fork_vs_spawn_j1.ratio", 2,
                    best[0][1] / best[1][1], "x");
+            figure(&status, have(best_spread), nm, "_spread_j1.us_per_seed", 0, best_spread / n * 1e6,
+                   "us (OXL_TEST_SPREAD_FORKS=1: no seed kept on its server's CPU)");
+            figure(&status, have(best_spread) && have(best[1][1]), nm, ".spread_vs_kept_j1.ratio", 2,
+                   best_spread / best[1][1], "x");
         }
     }
     /* --in-process on the bank: 20,000 seeds, so the run's start is a small

@@ -107,6 +107,7 @@ const cli_env cli_envs[] = {
     {"OXL_CACHE_DIR", "where oxl test caches test binaries (else $XDG_CACHE_HOME/oxl, else ~/.cache/oxl)"},
     {"OXL_TEST_KEEP_BINARY", "oxl test copies the test binary to this path"},
     {"OXL_TEST_FORK_SERVER", "0: each process of oxl test is forked by a server of its own (default 1)"},
+    {"OXL_TEST_SPREAD_FORKS", "1: the kernel places every seed's process; 0 (default): one forked while no other runs stays on the fork server's CPU"},
     {"OXL_SIM_TIME_LIMIT", "seconds of virtual time after which a sim seed fails (default 86400)"},
     {"OXL_SIM_FENCE", "0: no fence inside sim seeds (default 1)"},
     {"OXL_SIM_TRACE_DUMP", "a file: a sim seed writes its whole trace there (what the timeline and the trace diff read)"},

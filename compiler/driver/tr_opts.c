@@ -369,6 +369,15 @@ static int setup_policy(tr_runner *r) {
     return TR_GO_ON;
 }
 
+/* A variable that is 0 or 1 (or unset, or empty) into *v; false, said,
+ * for another value. */
+static bool env_zero_one(const char *name, const char **v, const char *zero, const char *one) {
+    *v = getenv(name);
+    if (!*v || !**v || strcmp(*v, "0") == 0 || strcmp(*v, "1") == 0) return true;
+    fprintf(stderr, "oxl test: %s='%s' must be 0 (%s) or 1 (%s)\n", name, *v, zero, one);
+    return false;
+}
+
 /* The run's settings from the environment that are not a flag's. */
 int tr_setup_env(tr_runner *r) {
     int s = setup_policy(r);
@@ -376,15 +385,17 @@ int tr_setup_env(tr_runner *r) {
     s = setup_shards(r);
     if (s != TR_GO_ON) return s;
     if ((s = tr_shrink_check_env()) != TR_GO_ON) return s;
-    const char *fs = getenv("OXL_TEST_FORK_SERVER");
-    if (fs && *fs && strcmp(fs, "0") != 0 && strcmp(fs, "1") != 0) {
-        fprintf(stderr,
-                "oxl test: OXL_TEST_FORK_SERVER='%s' must be 1 (the default: one fork server forks every process) "
-                "or 0 (each process is forked by a server of its own)\n",
-                fs);
+    const char *fs;
+    if (!env_zero_one("OXL_TEST_FORK_SERVER", &fs, "each process is forked by a server of its own",
+                      "the default: one fork server forks every process"))
         return TR_EXIT_USAGE;
-    }
     r->shared_off = fs && strcmp(fs, "0") == 0;
+    /* read by the fork server (test_serve.c), which the seeds inherit it from */
+    const char *spread;
+    if (!env_zero_one("OXL_TEST_SPREAD_FORKS", &spread,
+                      "the default: a sim seed forked while no other runs stays on the fork server's CPU",
+                      "the kernel places every seed"))
+        return TR_EXIT_USAGE;
     if ((s = tr_export_more_opts(r)) != TR_GO_ON) return s;
     /* every process inherits it and the test binary checks it as
      * oxl_sched_options_default does: checked here once, a bad value is

@@ -31,6 +31,8 @@
  *     exhaustonce the same the first time only, a pass after (needs
  *                FAKE_STATE_DIR): a run that ran out where another did not
  *     bindnow    appends "LD_BIND_NOW=<value or (unset)>" to FAKE_STATE_DIR/bind
+ *     cpus       appends "<seed> cpus=<n>" to FAKE_STATE_DIR/cpus, n the CPUs
+ *                its affinity mask allows (after any delay)
  *     countfiles appends "<seed> files=<n>" to FAKE_STATE_DIR/files: n the
  *                capture files (out-*, err-*) in the directory that holds
  *                OXL_DATA_DIR, the run's temporary directory
@@ -44,11 +46,13 @@
  * makes it exit 2 at once, as a binary without the mode would. `--explore`
  * is the explorer (runtime/src/test/test_explore.c's loop; explore_run
  * says which rules it knows); FAKE_EXPLORE=refuse makes it exit 2. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -474,6 +478,19 @@ static int run_test(void) {
         char path[4096], line[256];
         snprintf(path, sizeof path, "%s/bind", dir ? dir : "/nonexistent");
         int len = snprintf(line, sizeof line, "LD_BIND_NOW=%s\n", bind ? bind : "(unset)");
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            (void)!write(fd, line, (size_t)len);
+            close(fd);
+        }
+    }
+    if (has_rule(t->rules, "cpus", seed, NULL)) {
+        cpu_set_t set;
+        int ncpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+        const char *dir = getenv("FAKE_STATE_DIR");
+        char path[4096], line[256];
+        snprintf(path, sizeof path, "%s/cpus", dir ? dir : "/nonexistent");
+        int len = snprintf(line, sizeof line, "%s cpus=%d\n", seed_text, ncpus);
         int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) {
             (void)!write(fd, line, (size_t)len);

@@ -4,13 +4,15 @@
  * a passing seed, both files for a failing one), the queue held after an
  * unclean end until `go` or `drop`, and malformed lines refused; then
  * `oxl test` on top of them: a sweep leaves no file behind its passing
- * seeds, and a fail-fast run forks nothing past its failure. */
+ * seeds, and a fail-fast run forks nothing past its failure; a seed
+ * forked alone stays on the server's CPU until another starts. */
 #define _GNU_SOURCE /* pipe2 */
 #include "harness.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +282,82 @@ static void test_runner_on_top(void) {
     tap_is_int(servers_left(), 0, "and no fork server");
 }
 
+/* The CPUs each seed's process may run on, from FAKE_STATE_DIR/cpus, by
+ * seed (0: the seed did not record). */
+static void seed_cpus(int *cpus, int nseeds) {
+    char path[TR_PATH];
+    snprintf(path, sizeof path, "%s/cpus", state);
+    char *text = slurp(path);
+    for (int i = 0; i <= nseeds; i++) cpus[i] = 0;
+    for (char *p = text; *p;) {
+        int seed, n;
+        if (sscanf(p, "%d cpus=%d", &seed, &n) == 2 && seed >= 1 && seed <= nseeds) cpus[seed] = n;
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    free(text);
+}
+
+/* A sim seed forked while no other runs stays on the server's CPU; it is
+ * let go to the server's CPUs when another starts; OXL_TEST_SPREAD_FORKS=1
+ * keeps none, and another value of it is refused (docs/testing.md). */
+static void test_kept_on_the_server_cpu(void) {
+    cpu_set_t mine;
+    int all = sched_getaffinity(0, sizeof mine, &mine) == 0 ? CPU_COUNT(&mine) : 1;
+    if (all < 2) {
+        tap_skip("a single CPU: nothing to keep a seed on", "a -j 1 seed runs on the server's CPU alone");
+        tap_skip("a single CPU", "OXL_TEST_SPREAD_FORKS=1 keeps none");
+        tap_skip("a single CPU", "a kept seed is let go when another starts");
+    } else {
+        int cpus[7];
+        set_tests("sim|1|6|cpus|cpus@*\n");
+        reset_state();
+        result r = run_env(NULL, ARGS(pkg, "-j", "1"));
+        seed_cpus(cpus, 6);
+        int ones = 0;
+        for (int i = 1; i <= 6; i++) ones += cpus[i] == 1;
+        tap_ok(r.status == 0 && ones == 6, "a -j 1 seed runs on the server's CPU alone (%d of 6 seeds on one CPU)", ones);
+        free_result(&r);
+
+        reset_state();
+        r = run_env(ENV("OXL_TEST_SPREAD_FORKS=1"), ARGS(pkg, "-j", "1"));
+        seed_cpus(cpus, 6);
+        int full = 0;
+        for (int i = 1; i <= 6; i++) full += cpus[i] == all;
+        tap_ok(r.status == 0 && full == 6, "OXL_TEST_SPREAD_FORKS=1 keeps none (%d of 6 seeds on all %d CPUs)", full,
+               all);
+        free_result(&r);
+
+        /* seed 1 starts alone and is kept; it looks after seed 2 started */
+        set_tests("sim|1|2|cpus|delay=500@1 cpus@*\n");
+        reset_state();
+        r = run_env(NULL, ARGS(pkg, "-j", "2"));
+        seed_cpus(cpus, 2);
+        tap_ok(r.status == 0 && cpus[1] == all && cpus[2] == all,
+               "a kept seed is let go when another starts (seed 1 on %d, seed 2 on %d of %d CPUs)", cpus[1], cpus[2],
+               all);
+        free_result(&r);
+    }
+    /* the server's own check, for a --serve driven without oxl test */
+    setenv("OXL_TEST_SPREAD_FORKS", "2", 1);
+    srv s;
+    srv_start(&s);
+    unsetenv("OXL_TEST_SPREAD_FORKS");
+    int st = srv_stop(&s);
+    char path[TR_PATH];
+    snprintf(path, sizeof path, "%s/serve.err", work);
+    char *err = slurp(path);
+    tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2 && strstr(err, "OXL_TEST_SPREAD_FORKS='2' must be 0 or 1"),
+           "--serve with OXL_TEST_SPREAD_FORKS=2 exits 2 naming it: %s", err);
+    free(err);
+
+    result r = run_env(ENV("OXL_TEST_SPREAD_FORKS=yes"), ARGS(pkg, "-j", "1"));
+    tap_is_int(r.status, 2, "OXL_TEST_SPREAD_FORKS=yes is a usage error");
+    tap_contains(r.err, "OXL_TEST_SPREAD_FORKS='yes' must be", "that names it");
+    free_result(&r);
+}
+
 /* A server is started with every symbol bound (LD_BIND_NOW=oxl-serve),
  * which its children do not see; a runner's own LD_BIND_NOW is kept. */
 static void test_bind_now(void) {
@@ -308,5 +386,6 @@ int main(void) {
     test_lazy_and_jobs();
     test_runner_on_top();
     test_bind_now();
+    test_kept_on_the_server_cpu();
     return harness_done();
 }

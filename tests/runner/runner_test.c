@@ -137,7 +137,7 @@ static void test_fork_server(void) {
 
     result r = run_env(ENV("OXL_TEST_FORK_SERVER=yes"), ARGS(pkg));
     tap_is_int(r.status, 2, "OXL_TEST_FORK_SERVER=yes: usage error");
-    tap_contains(r.err, "oxl test: OXL_TEST_FORK_SERVER='yes' must be 1", "named message");
+    tap_contains(r.err, "oxl test: OXL_TEST_FORK_SERVER='yes' must be 0 (each process is forked by a server of its own) or 1", "named message");
     free_result(&r);
     r = run_env(ENV("OXL_TEST_FORK_SERVER=1"), ARGS(pkg, "--kind", "unit"));
     tap_is_int(r.status, 1, "OXL_TEST_FORK_SERVER=1 is the default");

@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -167,6 +168,7 @@ typedef struct child {
      * each fork), else in paths */
     char *paths;
     size_t err_at;
+    bool kept; /* on the server's CPU until another child starts (keep_child_here) */
     char inline_paths[SERVE_INLINE_PATHS];
 } child;
 
@@ -187,6 +189,8 @@ typedef struct server {
      * request: their pages would be written after each fork) */
     char *qtext;
     size_t qcap, qstart, qend, qlen;
+    cpu_set_t cpus;  /* the server's own CPUs (a taskset's, a cpuset's): a child's too */
+    bool local_fork; /* more than one of them, and not OXL_TEST_SPREAD_FORKS: keep_child_here */
 } server;
 
 static int64_t mono_ns(void) {
@@ -229,6 +233,35 @@ static bool take_child(server *s, pid_t pid, child *k) {
             return true;
         }
     return false;
+}
+
+/* A sim seed's child started while no other runs is kept on the CPU the
+ * server runs on, which the server leaves to it as it waits, rather than
+ * put by the kernel on an idle one: its fork, its end and the server's
+ * wakeup then cross no cores (fewer TLB-flush and wakeup interrupts), a
+ * tenth off a trivial seed at -j 1 on the development machine's 2-core VM
+ * (docs/testing.md, "Cost per seed"). The server itself is narrowed for
+ * the fork only. A kept child is let go to the server's own CPUs (a
+ * taskset's, a cpuset's) as soon as another child starts, so a -j of
+ * several runs on every core. A unit test (no seed: it may run threads)
+ * is never kept; OXL_TEST_SPREAD_FORKS=1 keeps no child. */
+static bool keep_child_here(const server *s) {
+    if (!s->local_fork || s->nkids > 0) return false;
+    int cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &s->cpus)) return false;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+/* Before another child starts: the kept one may move again. */
+static void let_kept_go(server *s) {
+    for (size_t i = 0; i < s->nkids; i++)
+        if (s->kids[i].kept) {
+            sched_setaffinity(s->kids[i].pid, sizeof s->cpus, &s->cpus);
+            s->kids[i].kept = false;
+        }
 }
 
 /* A memfd for a lazy child's stdout or stderr: memory, no inode on disk. */
@@ -289,7 +322,10 @@ static void start(server *s, char *line) {
     double limit = strcmp(f[6], "-") == 0 ? 0 : strtod(f[6], NULL);
     int64_t start_ns = mono_ns();
     int64_t deadline_ns = limit > 0 ? start_ns + (int64_t)(limit * 1e9) : 0;
+    let_kept_go(s);
+    bool kept = strcmp(f[1], "-") != 0 && keep_child_here(s); /* a sim seed: fenced, no threads to spread */
     pid_t pid = fork();
+    if (kept && pid != 0) sched_setaffinity(0, sizeof s->cpus, &s->cpus); /* the server's own again */
     if (pid < 0) {
         answer("error cannot fork: %s\n", strerror(errno));
         close(out);
@@ -351,6 +387,7 @@ static void start(server *s, char *line) {
         close(err);
     }
     k.pid = pid;
+    k.kept = kept;
     k.start_ns = start_ns;
     k.deadline_ns = deadline_ns;
     add_child(s, k); /* has room: see above */
@@ -554,6 +591,13 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
     if (bind && strcmp(bind, "oxl-serve") == 0) unsetenv("LD_BIND_NOW");
     static server s; /* static: what a child inherits of it stays reachable (start) */
     s = (server){.run = run, .ctx = ctx, .devnull = open("/dev/null", O_RDWR)};
+    const char *spread = getenv("OXL_TEST_SPREAD_FORKS");
+    if (spread && *spread && strcmp(spread, "0") != 0 && strcmp(spread, "1") != 0) {
+        fprintf(stderr, "error: --serve: OXL_TEST_SPREAD_FORKS='%s' must be 0 or 1\n", spread);
+        return 2;
+    }
+    s.local_fork = sched_getaffinity(0, sizeof s.cpus, &s.cpus) == 0 && CPU_COUNT(&s.cpus) > 1 &&
+                   !(spread && strcmp(spread, "1") == 0);
     if (s.devnull < 0 || pipe(chld_pipe) != 0) {
         fprintf(stderr, "error: --serve: cannot set up: %s\n", strerror(errno));
         return 2;
