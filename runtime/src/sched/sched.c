@@ -60,13 +60,14 @@ static _Thread_local uint64_t runs_made;
 
 SIM_HOT uint64_t oxl_sched_run_id(void) { return tls_sched ? tls_sched->run_id : 0; }
 
-oxl_sched *sched_enter_slow(const char *call) {
+oxl_sched *sched_enter_slow(const char *call, const char *what, const char *file, int line) {
     oxl_sched *s = tls_sched;
     if (s && s->current) { /* a task cancelled while it ran ends here */
         sched_check_self(s);
         return s;
     }
     if (s) sched_fatal("%s called outside a task of the deterministic scheduler", call);
+    if (what && !atomic_load(&active_sched)) oxl_panic_at(file, line, "%s outside a task", what);
     if (atomic_load(&active_sched)) {
         /* A wakeup from another thread would make the schedule depend on
          * that thread's timing: refuse it, loudly, and count it. */
@@ -811,14 +812,9 @@ SIM_HOT void sched_arm_deadline(oxl_sched *s, oxl_time_ns until) {
 }
 
 void oxl_sleep_at(oxl_dur_ns d, const char *file, int line) {
-    oxl_sched *s = tls_sched;
-    if (SIM_UNLIKELY(!(s && s->current && s->current->state != TASK_CANCELLED))) {
-        /* no run at all: a panic at the caller's line (std.time's sleep
-         * comes straight here, with its OxL caller's) */
-        if (!s && !atomic_load(&active_sched)) oxl_panic_at(file, line, "sleep outside a task");
-        s = sched_enter_slow("oxl_sleep");
-        if (!s) return;
-    }
+    /* std.time's sleep comes straight here, with its OxL caller's line */
+    oxl_sched *s = sched_enter_at("oxl_sleep", "sleep", file, line);
+    if (!s) return;
     if (d < 0) oxl_panic_at(file, line, "sleep of a negative duration (%" PRId64 "ns)", d);
     oxl_task *self = s->current;
     self->wait = WAIT_SLEEP;

@@ -183,7 +183,9 @@ typedef struct oxl_sched {
 
 /* sched.c */
 extern _Thread_local oxl_sched *sched_tls;
-oxl_sched *sched_enter_slow(const char *call);
+/* what and its site, when given: a call outside any run panics "<what>
+ * outside a task" at file:line instead of naming call. */
+oxl_sched *sched_enter_slow(const char *call, const char *what, const char *file, int line);
 
 /* The running scheduler, for a call from one of its tasks. Anything else
  * takes the slow path: a task cancelled while it ran ends there, a call
@@ -192,7 +194,14 @@ oxl_sched *sched_enter_slow(const char *call);
 static inline oxl_sched *sched_enter(const char *call) {
     oxl_sched *s = sched_tls;
     if (SIM_LIKELY(s && s->current && s->current->state != TASK_CANCELLED)) return s;
-    return sched_enter_slow(call);
+    return sched_enter_slow(call, NULL, NULL, 0);
+}
+/* The same for a call that has its caller's line (a sleep from OxL code):
+ * outside any run it is a panic there. */
+static inline oxl_sched *sched_enter_at(const char *call, const char *what, const char *file, int line) {
+    oxl_sched *s = sched_tls;
+    if (SIM_LIKELY(s && s->current && s->current->state != TASK_CANCELLED)) return s;
+    return sched_enter_slow(call, what, file, line);
 }
 oxl_sched *sched_active(void);               /* the scheduler of this thread, or NULL */
 /* "client 3" for a task spawned with a name, else "task 6" (in buf). */
