@@ -33,6 +33,9 @@
  *     bindnow    appends "LD_BIND_NOW=<value or (unset)>" to FAKE_STATE_DIR/bind
  *     cpus       appends "<seed> cpus=<n>" to FAKE_STATE_DIR/cpus, n the CPUs
  *                its affinity mask allows (after any delay)
+ *     session    appends "<seed> <leader|parent's|other> <group|no-group>" to
+ *                FAKE_STATE_DIR/session: whether it leads its session or is
+ *                in its parent's, and whether it leads its process group
  *     countfiles appends "<seed> files=<n>" to FAKE_STATE_DIR/files: n the
  *                capture files (out-*, err-*) in the directory that holds
  *                OXL_DATA_DIR, the run's temporary directory
@@ -54,6 +57,7 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -198,6 +202,21 @@ static void record_pid(const char *name, long pid) {
     }
 }
 
+/* Appends one formatted line to FAKE_STATE_DIR/<name>. */
+static void append_state(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append_state(const char *name, const char *fmt, ...) {
+    const char *dir = getenv("FAKE_STATE_DIR");
+    char path[4096], line[1024];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "/nonexistent", name);
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0 && len > 0) (void)!write(fd, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+    if (fd >= 0) close(fd);
+}
+
 static void log_run(int index, const char *seed_text) {
     const char *dir = getenv("FAKE_STATE_DIR");
     if (!dir) return;
@@ -244,17 +263,7 @@ static int explore_run(void *ctx, uint64_t index, uint64_t s, uint64_t *out_trac
     const test *t = &ts[index];
     char seed_text[32];
     snprintf(seed_text, sizeof seed_text, "%" PRIu64, s);
-    const char *dir = getenv("FAKE_STATE_DIR");
-    if (dir) {
-        char path[4096], line[128];
-        snprintf(path, sizeof path, "%s/log", dir);
-        int len = snprintf(line, sizeof line, "%" PRIu64 " %s explore\n", index, seed_text);
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            (void)!write(fd, line, (size_t)len);
-            close(fd);
-        }
-    }
+    if (getenv("FAKE_STATE_DIR")) append_state("log", "%" PRIu64 " %s explore\n", index, seed_text);
     *out_trace = fnv(t->name, fnv(seed_text, 0xcbf29ce484222325ull));
     if (has_rule(t->rules, "leak", s, NULL) && runs++ > 0) *out_trace ^= (uint64_t)runs;
     if (has_rule(t->rules, "crash", s, NULL)) abort();
@@ -474,28 +483,18 @@ static int run_test(void) {
     }
     if (has_rule(t->rules, "countfiles", seed, NULL)) count_files(seed_text, data);
     if (has_rule(t->rules, "bindnow", seed, NULL)) {
-        const char *dir = getenv("FAKE_STATE_DIR"), *bind = getenv("LD_BIND_NOW");
-        char path[4096], line[256];
-        snprintf(path, sizeof path, "%s/bind", dir ? dir : "/nonexistent");
-        int len = snprintf(line, sizeof line, "LD_BIND_NOW=%s\n", bind ? bind : "(unset)");
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            (void)!write(fd, line, (size_t)len);
-            close(fd);
-        }
+        const char *bind = getenv("LD_BIND_NOW");
+        append_state("bind", "LD_BIND_NOW=%s\n", bind ? bind : "(unset)");
+    }
+    if (has_rule(t->rules, "session", seed, NULL)) {
+        long pid = (long)getpid(), sid = (long)getsid(0), pgid = (long)getpgrp(), parent_sid = (long)getsid(getppid());
+        append_state("session", "%s %s %s\n", sim ? seed_text : "-", sid == pid ? "leader" : sid == parent_sid ? "parent's" : "other",
+                     pgid == pid ? "group" : "no-group");
     }
     if (has_rule(t->rules, "cpus", seed, NULL)) {
         cpu_set_t set;
         int ncpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
-        const char *dir = getenv("FAKE_STATE_DIR");
-        char path[4096], line[256];
-        snprintf(path, sizeof path, "%s/cpus", dir ? dir : "/nonexistent");
-        int len = snprintf(line, sizeof line, "%s cpus=%d\n", seed_text, ncpus);
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            (void)!write(fd, line, (size_t)len);
-            close(fd);
-        }
+        append_state("cpus", "%s cpus=%d\n", seed_text, ncpus);
     }
     if (has_rule(t->rules, "big", seed, NULL))
         for (int i = 0; i < 2000; i++) fprintf(stderr, "line %04d of a long story, padded to fifty bytes....\n", i);

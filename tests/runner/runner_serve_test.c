@@ -381,11 +381,38 @@ static void test_bind_now(void) {
     remove_failures();
 }
 
+/* A served sim seed leads a process group of its own in its server's
+ * session (a session of its own costs a scheduler task group a seed); a
+ * unit test's process, and a process spawned without a server, also leads
+ * a session (docs/test-binary.md). */
+static void test_sessions(void) {
+    set_tests("unit|-|-|alone|session\nsim|1|3|grouped|session@*\n");
+    char path[TR_PATH];
+    snprintf(path, sizeof path, "%s/session", state);
+    reset_state();
+    result r = run_env(NULL, ARGS(pkg, "-j", "1"));
+    char *got = slurp(path);
+    tap_is_str(got, "- leader group\n1 parent's group\n2 parent's group\n3 parent's group\n",
+               "served: a seed leads its group in the server's session, a unit test its own session");
+    tap_is_int(r.status, 0, "and the run passes");
+    free(got);
+    free_result(&r);
+    reset_state();
+    r = run_env(ENV("FAKE_SERVE=refuse"), ARGS(pkg, "-j", "1"));
+    got = slurp(path);
+    tap_is_str(got, "- leader group\n1 leader group\n2 leader group\n3 leader group\n",
+               "spawned without a server: every process leads a session");
+    free(got);
+    free_result(&r);
+    remove_failures();
+}
+
 int main(void) {
     harness_init("runner-serve-test");
     test_lazy_and_jobs();
     test_runner_on_top();
     test_bind_now();
     test_kept_on_the_server_cpu();
+    test_sessions();
     return harness_done();
 }

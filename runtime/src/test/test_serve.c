@@ -323,7 +323,8 @@ static void start(server *s, char *line) {
     int64_t start_ns = mono_ns();
     int64_t deadline_ns = limit > 0 ? start_ns + (int64_t)(limit * 1e9) : 0;
     let_kept_go(s);
-    bool kept = strcmp(f[1], "-") != 0 && keep_child_here(s); /* a sim seed: fenced, no threads to spread */
+    bool seed = strcmp(f[1], "-") != 0; /* a sim seed: fenced, no threads, no terminal */
+    bool kept = seed && keep_child_here(s);
     pid_t pid = fork();
     if (kept && pid != 0) sched_setaffinity(0, sizeof s->cpus, &s->cpus); /* the server's own again */
     if (pid < 0) {
@@ -334,9 +335,15 @@ static void start(server *s, char *line) {
         return;
     }
     if (pid == 0) {
-        /* a session (and process group) of its own: no terminal's
-         * signals reach it, and its group is killed with it */
-        setsid();
+        /* a process group of its own, killed with it, where no
+         * terminal's signals reach it. A unit test's process may do
+         * anything: it also leads a session, so it has no terminal to
+         * stop on. A sim seed's cannot open one (the fence) and stays in
+         * the server's session: with scheduler autogroups (Linux's
+         * default) a session costs a task group, created and freed,
+         * about 150 us a seed, more than the rest of a trivial seed */
+        if (seed) setpgid(0, 0);
+        else setsid();
         /* A child outlives no server: when the server dies before it
          * could tell the runner this child's pid, nobody else could kill
          * it, and the runner runs the seed again elsewhere. (In a pid
@@ -376,9 +383,9 @@ static void start(server *s, char *line) {
         set_var("OXL_DATA_DIR", f[5]);
         exit(s->run(s->ctx)); /* exit, not _exit: as main returning, atexit handlers flush */
     }
-    /* the child's session may not exist yet when the runner learns the
+    /* the child's group may not exist yet when the runner learns the
      * pid: it kills the pid as well as the group (it has forked nothing
-     * before setsid, its first act) */
+     * before setpgid or setsid, its first act) */
     if (lazy) {
         k.out_fd = out;
         k.err_fd = err;
