@@ -33,6 +33,9 @@
  *     bindnow    appends "LD_BIND_NOW=<value or (unset)>" to FAKE_STATE_DIR/bind
  *     cpus       appends "<seed> cpus=<n>" to FAKE_STATE_DIR/cpus, n the CPUs
  *                its affinity mask allows (after any delay)
+ *     vars       appends the four request variables to FAKE_STATE_DIR/vars,
+ *                each NAME=<value, set for the data directory, or
+ *                (unset)>*<its entries in the environment>
  *     session    appends "<seed> <leader|parent's|other> <group|no-group>" to
  *                FAKE_STATE_DIR/session: whether it leads its session or is
  *                in its parent's, and whether it leads its process group
@@ -68,6 +71,8 @@
 #include <unistd.h>
 
 #include "test_serve.h"
+
+extern char **environ;
 
 static const char default_tests[] =
     "unit|-|-|adds numbers|\n"
@@ -485,6 +490,21 @@ static int run_test(void) {
     if (has_rule(t->rules, "bindnow", seed, NULL)) {
         const char *bind = getenv("LD_BIND_NOW");
         append_state("bind", "LD_BIND_NOW=%s\n", bind ? bind : "(unset)");
+    }
+    if (has_rule(t->rules, "vars", seed, NULL)) {
+        /* each request variable: its value (the data directory: set) and
+         * how many entries the environment has of it */
+        static const char *const names[] = {"OXL_TEST_RUN", "OXL_TEST_SEED", "OXL_SIM_REPORT", "OXL_DATA_DIR"};
+        char line[512];
+        size_t at = 0;
+        for (int i = 0; i < 4; i++) {
+            size_t len = strlen(names[i]), count = 0;
+            for (char **e = environ; *e; e++) count += strncmp(*e, names[i], len) == 0 && (*e)[len] == '=';
+            const char *v = getenv(names[i]);
+            at += (size_t)snprintf(line + at, sizeof line - at, "%s%s=%s*%zu", i ? " " : "", names[i],
+                                   !v ? "(unset)" : i == 3 ? "set" : v, count);
+        }
+        append_state("vars", "%s\n", line);
     }
     if (has_rule(t->rules, "session", seed, NULL)) {
         long pid = (long)getpid(), sid = (long)getsid(0), pgid = (long)getpgrp(), parent_sid = (long)getsid(getppid());

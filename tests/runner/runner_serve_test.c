@@ -407,6 +407,41 @@ static void test_sessions(void) {
     remove_failures();
 }
 
+/* A request sets its variables and unsets those it says "-" for, whatever
+ * the server's environment has of them, each once (docs/test-binary.md). */
+static void test_request_vars(void) {
+    set_tests("unit|-|-|alone|vars\nsim|1|9|seeded|vars@*\n");
+    reset_state();
+    setenv("OXL_TEST_SEED", "99", 1);
+    setenv("OXL_SIM_REPORT", "0", 1);
+    setenv("OXL_TEST_RUN", "7", 1);
+    setenv("FAKE_STATE_DIR", state, 1);
+    srv s;
+    srv_start(&s);
+    unsetenv("FAKE_STATE_DIR");
+    unsetenv("OXL_TEST_SEED");
+    unsetenv("OXL_SIM_REPORT");
+    unsetenv("OXL_TEST_RUN");
+    char req[4096], line[512];
+    snprintf(req, sizeof req, "jobs 1\n0\t-\t1\t%s/v1.out\t%s/v1.err\t%s/v1.data\t-\n1\t4\t-\t%s/v2.out\t%s/v2.err\t%s/v2.data\t-\n",
+             work, work, work, work, work, work);
+    srv_send(&s, req);
+    int statuses = 0;
+    for (int i = 0; i < 8 && statuses < 2; i++) {
+        srv_line(&s, line, sizeof line, 10);
+        statuses += strncmp(line, "status ", 7) == 0;
+    }
+    srv_stop(&s);
+    char path[TR_PATH];
+    snprintf(path, sizeof path, "%s/vars", state);
+    char *got = slurp(path);
+    tap_is_str(got,
+               "OXL_TEST_RUN=0*1 OXL_TEST_SEED=(unset)*0 OXL_SIM_REPORT=1*1 OXL_DATA_DIR=set*1\n"
+               "OXL_TEST_RUN=1*1 OXL_TEST_SEED=4*1 OXL_SIM_REPORT=(unset)*0 OXL_DATA_DIR=set*1\n",
+               "a served process has the request's variables, once each, not the server's");
+    free(got);
+}
+
 int main(void) {
     harness_init("runner-serve-test");
     test_lazy_and_jobs();
@@ -414,5 +449,6 @@ int main(void) {
     test_bind_now();
     test_kept_on_the_server_cpu();
     test_sessions();
+    test_request_vars();
     return harness_done();
 }
