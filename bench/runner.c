@@ -25,6 +25,15 @@
  *   runner.<test>.served_us_per_seed        the bare binary's --serve
  *   runner.<test>.overhead_us_per_seed      (oxl test -j 1 - served) per
  *                                           seed: what the runner adds
+ *   runner.trivial_j1.marginal_us_per_seed  (a -j 1 run of 1,000 seeds -
+ *                                           one of 1 seed) / 999: a seed's
+ *                                           own cost, without the run's
+ *                                           start (cache, listing, server)
+ *   runner.trivial_j1_marginal_vs_fork.ratio  that over the bare fork
+ *   runner.trivial_j1_vs_fork_paired.ratio  the median of the -j 1 runs'
+ *                                           marginal cost, each over bare
+ *                                           forks timed just before and
+ *                                           after it
  *   runner.<test>_j1_vs_fork.ratio          oxl test -j 1 per seed / bare
  *                                           fork (target for trivial: <= 2)
  *   runner.<test>.j2_vs_j1.ratio
@@ -346,6 +355,11 @@ int main(int argc, char **argv) {
         {"bank", "concurrent transfers keep the books balanced", "2000", 1, 2000, true},
     };
     double bank_best[3] = {UNSET, UNSET, UNSET}, bank_cpu[3] = {UNSET, UNSET, UNSET};
+    /* each -j 1 run of the trivial test against bare forks timed just
+     * before and after it: the host's pace moves between the first figure
+     * and the runs several times over, a pair's ratio much less */
+    double pair_ratio[RUNS];
+    int npairs = 0;
     for (int t = 0; t < 3; t++) {
         /* [server?][jobs]: oxl test; direct and served: the baselines */
         double best[2][3] = {{UNSET, UNSET, UNSET}, {UNSET, UNSET, UNSET}}, best_direct = UNSET, best_served = UNSET,
@@ -353,6 +367,17 @@ int main(int argc, char **argv) {
         double cpu[3] = {UNSET, UNSET, UNSET};
         const char *pkg = tests[t].bank ? bank : path, *tbin = tests[t].bank ? bank_bin : bin;
         int n = tests[t].nseeds;
+        /* the trivial test's one seed: what a run costs besides its seeds
+         * (the build's cache, the listing, the server's start) */
+        double best_one = UNSET;
+        for (int r = 0; t == 0 && r < RUNS; r++) {
+            char *targv[] = {oxl, "test", (char *)pkg, "--exact", (char *)tests[t].exact, "-j", "1", "--seeds", "1", NULL};
+            double t0 = now_s();
+            int st = run(targv, NULL);
+            double sec = now_s() - t0;
+            if (st != 0) status = 1;
+            else if (sec < best_one) best_one = sec;
+        }
         for (int r = 0; r < RUNS; r++) {
             for (int srv = 1; srv >= 0; srv--) {
                 if (!srv && t != 0) continue; /* posix_spawn per seed: the trivial test tells enough */
@@ -363,9 +388,16 @@ int main(int argc, char **argv) {
                     snprintf(jobs, sizeof jobs, "%d", j);
                     char *targv[] = {oxl, "test", (char *)pkg, "--exact", (char *)tests[t].exact, "-j", jobs,
                                      tests[t].seeds ? "--seeds" : NULL, (char *)tests[t].seeds, NULL};
+                    bool paired = t == 0 && srv && j == 1;
+                    double fork_before = paired ? bare_forks(1000) : 0;
                     double t0 = now_s();
                     int st = run(targv, NULL);
                     double sec = now_s() - t0;
+                    if (paired && st == 0 && fork_before > 0 && have(best_one)) {
+                        double fork_after = bare_forks(1000);
+                        if (fork_after > 0)
+                            pair_ratio[npairs++] = ((sec - best_one) / (n - 1)) / ((fork_before + fork_after) / 2000);
+                    }
                     if (st != 0) {
                         fprintf(stderr, "bench_runner: oxl test --exact '%s' -j %d exited %d\n", tests[t].exact, j,
                                 st);
@@ -417,6 +449,20 @@ int main(int argc, char **argv) {
         figure(&status, have(best[1][1]) && have(fork_best), nm, "_j1_vs_fork.ratio", 2, us1 / fork_us, "x");
         figure(&status, have(cpu[1]) && fork_cpu_us > 0, nm, "_j1_vs_fork_cpu.ratio", 2, cpu[1] / n * 1e6 / fork_cpu_us,
                "x");
+        if (t == 0) {
+            double marginal = (best[1][1] - best_one) / (n - 1) * 1e6;
+            figure(&status, have(best[1][1]) && have(best_one), nm, "_j1.marginal_us_per_seed", 0, marginal, "us");
+            figure(&status, have(best[1][1]) && have(best_one) && have(fork_best), nm, "_j1_marginal_vs_fork.ratio", 2,
+                   marginal / fork_us, "x");
+            /* the median pair (the middle of RUNS after sorting) */
+            for (int a = 1; a < npairs; a++)
+                for (int b = a; b > 0 && pair_ratio[b] < pair_ratio[b - 1]; b--) {
+                    double x = pair_ratio[b];
+                    pair_ratio[b] = pair_ratio[b - 1];
+                    pair_ratio[b - 1] = x;
+                }
+            figure(&status, npairs == RUNS, nm, "_j1_vs_fork_paired.ratio", 2, npairs ? pair_ratio[npairs / 2] : 0, "x");
+        }
         figure(&status, have(best[1][1]) && have(best[1][2]), nm, ".j2_vs_j1.ratio", 2, best[1][1] / best[1][2],
                "x");
         if (tests[t].bank) {
