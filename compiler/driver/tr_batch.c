@@ -21,10 +21,15 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-/* slots a job: one running, the rest queued in the server, which forks
- * the next the moment one ends even while the runner has not looked (a
- * fail-fast run drops what is queued past a failure: see tr_serve.c) */
-#define TR_QUEUED_PER_JOB 4
+/* Requests queued in the shared server a job, besides the one running:
+ * it forks the next the moment one ends even while the runner has not
+ * looked (a fail-fast run drops what is queued past a failure: see
+ * tr_serve.c). The runner tops the queue up only once half of it has
+ * gone, several requests at a time: each request that finds the server
+ * asleep wakes it on the CPU its seed runs on, and a write a seed cost
+ * a trivial seed about a tenth (docs/testing.md, Cost per seed). */
+#define TR_QUEUED_PER_JOB 15
+#define TR_QUEUED_MAX 512 /* in all, far below the server's SERVE_MAX_QUEUED */
 
 typedef struct slot {
     tr_proc p;
@@ -237,7 +242,7 @@ static bool start_slot(tr_runner *r, slot *s, tr_item *it, uint64_t pos) {
             r->srv = tr_server_start_env(r->bin, r->sim_env, err, why, sizeof why);
             if (!r->srv) serve_fail(r, why, true);
             /* -j processes at once in the server; the runner keeps more
-             * requests queued there (TR_QUEUED_PER_JOB) */
+             * requests queued there (TR_QUEUED_PER_JOB, TR_QUEUED_MAX) */
             tr_server_set_jobs(r->srv, r->o.jobs);
         }
         if (r->srv && !r->shared_off) {
@@ -329,7 +334,8 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
                       tr_item_done_fn done, void *ctx) {
     /* through the shared server -j run at once and as many again wait
      * there, each forked as one ends; any other way, -j at once */
-    int nslots = r->o.jobs * TR_QUEUED_PER_JOB;
+    int queued = r->o.jobs * TR_QUEUED_PER_JOB < TR_QUEUED_MAX ? r->o.jobs * TR_QUEUED_PER_JOB : TR_QUEUED_MAX;
+    int nslots = r->o.jobs + queued;
     slot *slots = tr_xmalloc((size_t)nslots * sizeof *slots);
     int *fds = tr_xmalloc(((size_t)nslots + 1) * sizeof *fds);
     for (int i = 0; i < nslots; i++) {
@@ -344,9 +350,10 @@ uint64_t tr_run_batch(tr_runner *r, tr_gen *g, bool stop_on_fail, uint64_t total
     for (;;) {
         /* --no-capture shows each process's output as it comes: no
          * request queued behind a running one */
-        while (!r->interrupted && !broken &&
-               busy < (r->shared_off || r->own_server || r->o.no_capture ? r->o.jobs : nslots) &&
-               !exhausted && w.next < stop) {
+        bool direct = r->shared_off || r->own_server || r->o.no_capture;
+        int room = direct ? r->o.jobs : nslots;
+        bool top_up = direct || busy <= room - (queued + 1) / 2;
+        while (top_up && !r->interrupted && !broken && busy < room && !exhausted && w.next < stop) {
             tr_item it;
             if (!tr_gen_next(r, g, &it)) {
                 exhausted = true;
