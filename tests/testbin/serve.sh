@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/testbin/serve.sh: the serve mode of a test binary (docs/test-binary.md)
 # against the exec'd path, as TAP. usage: serve.sh <oxl executable>
-# Builds the test binaries of tests/testbin/basic, examples/bank and
+# Builds the test binaries of tests/testbin/basic, tests/testbin/garbage
+# (collections in a served child), examples/bank and
 # examples/bank_planted_bug and runs every test (the first eight seeds of
 # each sim test) once exec'd with the protocol's
 # variables and once as a child of `<bin> --serve`: the exit status, stdout
@@ -15,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 tap_scratch serve
 
-tap_plan 14
+tap_plan 16
 
 # compare <name> <package dir> [failures]: every selected run, exec'd and
 # served; with "failures", some of the runs must fail.
@@ -97,6 +98,7 @@ compare() {
 compare basic "$here/basic" failures
 compare bank "$root/examples/bank"
 compare planted "$root/examples/bank_planted_bug" failures
+compare garbage "$here/garbage"
 
 bin="$tmp/basic.test"
 bd="$tmp/bad"

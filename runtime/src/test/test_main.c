@@ -395,6 +395,7 @@ static int explore_run(void *arg, uint64_t index, uint64_t seed, uint64_t *trace
 int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t ntests) {
     /* the one-time setup a served child inherits: the collector and the
      * stack overflow handler; nothing that depends on the seed */
+    if (argc == 2 && strcmp(argv[1], "--serve") == 0) test_serve_before_gc();
     oxl_rt_init();
     oxl_catch_stack_overflow();
     if (argc > 1) {

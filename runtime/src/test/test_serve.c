@@ -38,6 +38,7 @@
 #include "test_serve.h"
 
 #include <errno.h>
+#include <gc/gc.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -263,6 +264,15 @@ static void let_kept_go(server *s) {
             s->kids[i].kept = false;
         }
 }
+
+/* The collector's fork handlers take its lock before a fork and, in the
+ * child, release it, make it again and rebuild the thread table: five
+ * pages or so written in every child, each a copy-on-write fault, a tenth
+ * of a trivial seed. The server forks from its one thread and never
+ * inside a collection, and the runtime starts no thread of the
+ * collector's, so a child's collector needs no repair: the server has
+ * none installed (0; -1 would still install them). */
+void test_serve_before_gc(void) { GC_set_handle_fork(0); }
 
 /* A memfd for a lazy child's stdout or stderr: memory, no inode on disk. */
 static int capture_fd(const char *name) {

@@ -18,6 +18,10 @@
  * not set itself up). */
 int oxl_test_serve(int (*run)(void *ctx), void *ctx);
 
+/* In a process that will serve, before the collector starts: the
+ * collector installs no fork handlers (test_serve.c says why). */
+void test_serve_before_gc(void);
+
 /* test_explore.c: the explorer (`--explore`): reads `<index>\t<seed>`
  * lines and answers each `done <seed> <status> <trace> <usec>` after
  * run_seed, in this one process (docs/test-binary.md, "Explore mode").
