@@ -38,8 +38,8 @@
 #include "test_serve.h"
 
 #include <errno.h>
-#include <gc/gc.h>
 #include <fcntl.h>
+#include <gc/gc.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
