@@ -140,6 +140,42 @@ static void test_ring_window(void) {
     oxl_world_free(w);
 }
 
+/* The ring is not zeroed when a World is made: a World made where the
+ * last one's ring was freed (the heap hands the chunk back) shows only
+ * what it recorded itself. */
+static void test_ring_of_a_new_world(void) {
+    /* a small ring, which the heap reuses at once (a large one may be a
+     * mapping of its own, unmapped when freed) */
+    oxl_world_options o = oxl_world_options_default(3);
+    o.trace_capacity = 64;
+    oxl_world *old = oxl_world_new(&o);
+    int budget = 40;
+    oxl_world_add_node(old, "a", ping_new, &budget);
+    oxl_world_add_node(old, "b", ping_new, &budget);
+    oxl_world_run(old);
+    uint64_t old_count = oxl_world_trace_count(old);
+    oxl_world_free(old);
+    oxl_world *w = oxl_world_new(&o);
+    oxl_world_add_node(w, "alpha", ping_new, NULL);
+    uint64_t n = oxl_world_trace_count(w);
+    oxl_trace_event ev;
+    bool past = false;
+    for (uint64_t i = n; i < old_count; i++) past = past || oxl_world_trace_event(w, i, &ev);
+    tap_ok(n > 0 && n < old_count && !past, "a new World keeps none of the last one's %llu events (it has %llu)",
+           (unsigned long long)old_count, (unsigned long long)n);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    oxl_world_trace_render(w, 1000, mem);
+    fclose(mem);
+    int lines = 0;
+    for (char *p = buf; *p; p++) lines += *p == '\n';
+    tap_ok(lines == (int)n && !strstr(buf, "deliver") && !strstr(buf, "send"),
+           "and renders its own %llu events only (%d lines)", (unsigned long long)n, lines);
+    free(buf);
+    oxl_world_free(w);
+}
+
 /* trace.c's claim: each event folds (kind, node, peer, time, seq, arg,
  * label text) into the hash. One event recorded into fresh Worlds, with
  * each field changed in turn: every change must change the hash. */
@@ -267,6 +303,7 @@ int main(void) {
     test_first_divergence();
     test_trace_messages_off();
     test_ring_window();
+    test_ring_of_a_new_world();
     test_every_field_in_hash();
     test_sweep();
     return tap_done();
