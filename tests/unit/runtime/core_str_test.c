@@ -174,6 +174,28 @@ static void test_format(void) {
     tap_is_str(oxl_str_cstr(oxl_int_to_str(-42)), "-42", "int -42");
     tap_is_str(oxl_str_cstr(oxl_int_to_str(INT64_MIN)), "-9223372036854775808", "int min");
     tap_is_str(oxl_str_cstr(oxl_int_to_str(INT64_MAX)), "9223372036854775807", "int max");
+    /* every power of ten and its neighbours, both signs, and a spread of
+     * others, as printf writes them */
+    int wrong = 0, checked = 0;
+    char want[32];
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (int i = 0; i < 2000; i++) {
+        int64_t v;
+        if (i < 19 * 6) {
+            int64_t p = 1;
+            for (int k = 0; k < i / 6; k++) p *= 10;
+            int64_t near[6] = {p - 1, p, p + 1, -(p - 1), -p, -(p + 1)};
+            v = near[i % 6];
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v = (int64_t)(x >> (i % 64));
+            if (i % 2 && v != INT64_MIN) v = -v;
+        }
+        snprintf(want, sizeof want, "%" PRId64, v);
+        wrong += strcmp(oxl_str_cstr(oxl_int_to_str(v)), want) != 0;
+        checked++;
+    }
+    tap_is_int(wrong, 0, "%d ints written as printf writes them", checked);
     tap_is_str(oxl_str_cstr(oxl_bool_to_str(true)), "true", "true");
     tap_is_str(oxl_str_cstr(oxl_bool_to_str(false)), "false", "false");
 
