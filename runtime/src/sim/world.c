@@ -687,24 +687,34 @@ void oxl_ctx_cancel_timer(oxl_ctx c, oxl_timer_id id) {
     if (ev && ev->type == SIM_TIMER && ev->node == c.node && ev->incarnation == c.incarnation) cancel_queued(c.world, ev);
 }
 
+/* A note's label: a bare "%s" (how std.test's sim.note passes its text)
+ * interned as it is, anything else formatted first. */
+static uint32_t note_label(oxl_world *w, const char *fmt, va_list ap) {
+    if (strcmp(fmt, "%s") == 0) {
+        const char *text = va_arg(ap, const char *);
+        return sim_label_intern(&w->labels, text ? text : "(null)");
+    }
+    char *text = world_vformat(fmt, ap);
+    uint32_t label = sim_label_intern(&w->labels, text);
+    free(text);
+    return label;
+}
+
 void oxl_ctx_trace(oxl_ctx c, const char *fmt, ...) {
     if (!sim_live_node(c)) return;
     va_list ap;
     va_start(ap, fmt);
-    char *text = world_vformat(fmt, ap);
+    uint32_t label = note_label(c.world, fmt, ap);
     va_end(ap);
-    sim_trace_record(c.world, OXL_EV_NOTE, c.node, OXL_NO_NODE, c.world->next_seq, 0,
-                     sim_label_intern(&c.world->labels, text));
-    free(text);
+    sim_trace_record(c.world, OXL_EV_NOTE, c.node, OXL_NO_NODE, c.world->next_seq, 0, label);
 }
 
 void oxl_world_note(oxl_world *w, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *text = world_vformat(fmt, ap);
+    uint32_t label = note_label(w, fmt, ap);
     va_end(ap);
-    sim_trace_record(w, OXL_EV_NOTE, OXL_NO_NODE, OXL_NO_NODE, w->next_seq, 0, sim_label_intern(&w->labels, text));
-    free(text);
+    sim_trace_record(w, OXL_EV_NOTE, OXL_NO_NODE, OXL_NO_NODE, w->next_seq, 0, label);
 }
 
 void oxl_ctx_fail(oxl_ctx c, const char *fmt, ...) {

@@ -176,6 +176,31 @@ static void test_ring_of_a_new_world(void) {
     oxl_world_free(w);
 }
 
+/* A note given as "%s" and its text (std.test's sim.note), interned as it
+ * is, is the same event as the same text formatted. */
+static uint64_t noted(bool plain) {
+    oxl_world_options o = oxl_world_options_default(9);
+    oxl_world *w = oxl_world_new(&o);
+    oxl_world_add_node(w, "a", ping_new, NULL);
+    if (plain) oxl_world_note(w, "%s", "hello 7");
+    else oxl_world_note(w, "hello %d", 7);
+    uint64_t h = oxl_world_trace_hash(w);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    oxl_world_trace_render(w, 1, mem);
+    fclose(mem);
+    bool shown = strstr(buf, "hello 7") != NULL;
+    free(buf);
+    oxl_world_free(w);
+    return shown ? h : 0;
+}
+
+static void test_plain_note(void) {
+    uint64_t a = noted(true), b = noted(false);
+    tap_ok(a != 0 && a == b, "a note of \"%%s\" and its text is the same event as the text formatted");
+}
+
 /* trace.c's claim: each event folds (kind, node, peer, time, seq, arg,
  * label text) into the hash. One event recorded into fresh Worlds, with
  * each field changed in turn: every change must change the hash. */
@@ -304,6 +329,7 @@ int main(void) {
     test_trace_messages_off();
     test_ring_window();
     test_ring_of_a_new_world();
+    test_plain_note();
     test_every_field_in_hash();
     test_sweep();
     return tap_done();
