@@ -49,6 +49,19 @@ static oxl_world *ping_world(uint64_t seed, scenario_opts so, int *budget) {
     return w;
 }
 
+/* The last n events as oxl_world_trace_render writes them (the caller
+ * frees it), and how many lines that is. */
+static char *rendered(const oxl_world *w, size_t n, int *lines) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    oxl_world_trace_render(w, n, mem);
+    fclose(mem);
+    *lines = 0;
+    for (char *p = buf; *p; p++) *lines += *p == '\n';
+    return buf;
+}
+
 static void test_hash_and_render(void) {
     int b1 = 50, b2 = 50, b3 = 50;
     scenario_opts plain = {true, false, false};
@@ -57,13 +70,8 @@ static void test_hash_and_render(void) {
     tap_ok(oxl_world_trace_hash(a) != oxl_world_trace_hash(c), "another seed, another hash");
     tap_is_int(oxl_trace_first_divergence(a, b, NULL), -1, "identical runs do not diverge");
 
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    oxl_world_trace_render(a, 3, mem);
-    fclose(mem);
-    int lines = 0;
-    for (char *p = buf; *p; p++) lines += *p == '\n';
+    int lines;
+    char *buf = rendered(a, 3, &lines);
     tap_is_int(lines, 3, "render(3) prints three events");
     tap_contains(buf, "deliver", "rendered events are named");
     tap_contains(buf, "alpha", "with node names");
@@ -124,14 +132,21 @@ static void test_trace_messages_off(void) {
     oxl_world_free(off_kill);
 }
 
-static void test_ring_window(void) {
-    oxl_world_options o = oxl_world_options_default(1);
-    o.trace_capacity = 16;
+/* Two pingers exchanging budget messages in a World of that trace
+ * capacity, run to its end. */
+static oxl_world *ping_pair(uint64_t seed, uint32_t capacity, int *budget) {
+    oxl_world_options o = oxl_world_options_default(seed);
+    o.trace_capacity = capacity;
     oxl_world *w = oxl_world_new(&o);
-    int budget = 100;
-    oxl_world_add_node(w, "a", ping_new, &budget);
-    oxl_world_add_node(w, "b", ping_new, &budget);
+    oxl_world_add_node(w, "a", ping_new, budget);
+    oxl_world_add_node(w, "b", ping_new, budget);
     oxl_world_run(w);
+    return w;
+}
+
+static void test_ring_window(void) {
+    int budget = 100;
+    oxl_world *w = ping_pair(1, 16, &budget);
     oxl_trace_event ev;
     uint64_t n = oxl_world_trace_count(w);
     tap_ok(n > 100, "a long run records every event in the hash (%llu)", (unsigned long long)n);
@@ -146,15 +161,12 @@ static void test_ring_window(void) {
 static void test_ring_of_a_new_world(void) {
     /* a small ring, which the heap reuses at once (a large one may be a
      * mapping of its own, unmapped when freed) */
-    oxl_world_options o = oxl_world_options_default(3);
-    o.trace_capacity = 64;
-    oxl_world *old = oxl_world_new(&o);
     int budget = 40;
-    oxl_world_add_node(old, "a", ping_new, &budget);
-    oxl_world_add_node(old, "b", ping_new, &budget);
-    oxl_world_run(old);
+    oxl_world *old = ping_pair(3, 64, &budget);
     uint64_t old_count = oxl_world_trace_count(old);
     oxl_world_free(old);
+    oxl_world_options o = oxl_world_options_default(3);
+    o.trace_capacity = 64;
     oxl_world *w = oxl_world_new(&o);
     oxl_world_add_node(w, "alpha", ping_new, NULL);
     uint64_t n = oxl_world_trace_count(w);
@@ -163,13 +175,8 @@ static void test_ring_of_a_new_world(void) {
     for (uint64_t i = n; i < old_count; i++) past = past || oxl_world_trace_event(w, i, &ev);
     tap_ok(n > 0 && n < old_count && !past, "a new World keeps none of the last one's %llu events (it has %llu)",
            (unsigned long long)old_count, (unsigned long long)n);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    oxl_world_trace_render(w, 1000, mem);
-    fclose(mem);
-    int lines = 0;
-    for (char *p = buf; *p; p++) lines += *p == '\n';
+    int lines;
+    char *buf = rendered(w, 1000, &lines);
     tap_ok(lines == (int)n && !strstr(buf, "deliver") && !strstr(buf, "send"),
            "and renders its own %llu events only (%d lines)", (unsigned long long)n, lines);
     free(buf);
@@ -185,11 +192,8 @@ static uint64_t noted(bool plain) {
     if (plain) oxl_world_note(w, "%s", "hello 7");
     else oxl_world_note(w, "hello %d", 7);
     uint64_t h = oxl_world_trace_hash(w);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    oxl_world_trace_render(w, 1, mem);
-    fclose(mem);
+    int lines;
+    char *buf = rendered(w, 1, &lines);
     bool shown = strstr(buf, "hello 7") != NULL;
     free(buf);
     oxl_world_free(w);
