@@ -36,10 +36,14 @@ void cg_free(cg_module *m);
  * C files (its extern fns, n_c of them) with debug information and
  * include_dir on the header path. extra_flags, when not NULL, is a
  * NULL-terminated list of more flags for that command (a test binary's:
- * the fence's wrappers). With show_commands, prints each spawned command on
- * stderr first. False with a message on stderr. */
+ * the fence's wrappers). With static_link the executable holds every
+ * library it uses (cc -static): no dynamic loader, a few mappings (a test
+ * binary's, for its fork server's seeds); a runtime built with sanitizers
+ * links dynamically all the same, as their runtimes must. With
+ * show_commands, prints each spawned command on stderr first. False with
+ * a message on stderr. */
 bool cg_link(const char *object, const char *const *c_sources, int n_c, const char *include_dir, const char *rt_lib,
-             const char *const *extra_flags, const char *out, bool show_commands);
+             const char *const *extra_flags, bool static_link, const char *out, bool show_commands);
 /* Spawns argv (argv[0] searched in PATH when it has no slash) and waits;
  * returns the exit status, 128 + signal when killed, -1 when it cannot be
  * started (message on stderr). */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -151,14 +152,31 @@ int cg_spawn_wait(char *const argv[], bool show_command) {
     return -1;
 }
 
+/* Runs one cc command; false (said) when it fails. */
+static bool link_step(const char **argv, const char *out, bool show_commands) {
+    int st = cg_spawn_wait((char *const *)argv, show_commands);
+    if (st != 0) {
+        if (st > 0) fprintf(stderr, "oxl: linking '%s' failed (cc exited with status %d)\n", out, st);
+        return false;
+    }
+    return true;
+}
+
 bool cg_link(const char *object, const char *const *c_sources, int n_c, const char *include_dir, const char *rt_lib,
-             const char *const *extra_flags, const char *out, bool show_commands) {
+             const char *const *extra_flags, bool static_link, const char *out, bool show_commands) {
+#ifdef OXL_RUNTIME_SANITIZE
+    static_link = false; /* the sanitizers' runtimes link dynamically only */
+#endif
     enum { FIXED = 20 }; /* every fixed argument below, the NULL included, with room */
     size_t n_extra = 0;
     while (extra_flags && extra_flags[n_extra]) n_extra++;
     const char **argv = malloc(((size_t)n_c + n_extra + FIXED) * sizeof *argv);
-    if (!argv) {
+    size_t part_cap = strlen(out) + sizeof ".part.o";
+    char *part = static_link ? malloc(part_cap) : NULL;
+    if (!argv || (static_link && !part)) {
         fputs("oxl: out of memory\n", stderr);
+        free(argv);
+        free(part);
         return false;
     }
     int k = 0;
@@ -167,8 +185,21 @@ bool cg_link(const char *object, const char *const *c_sources, int n_c, const ch
     /* The runtime was built with sanitizers: the program links their runtime. */
     argv[k++] = "-fsanitize=address,undefined";
 #endif
-    argv[k++] = "-o";
-    argv[k++] = out;
+    if (static_link) {
+        /* Two steps. The program's objects and the runtime first, into one
+         * relocatable object, with extra_flags (the fence's --wrap): as in
+         * a dynamic link, only their calls are wrapped, not the
+         * collector's or libc's own (a collection reads its GC_ variables
+         * inside a simulation). Then that object with the libraries. */
+        snprintf(part, part_cap, "%s.part.o", out);
+        argv[k++] = "-r";
+        argv[k++] = "-nostdlib";
+        argv[k++] = "-o";
+        argv[k++] = part;
+    } else {
+        argv[k++] = "-o";
+        argv[k++] = out;
+    }
     argv[k++] = object;
     if (n_c > 0) {
         /* the package's own C files: built with the runtime's headers, and
@@ -181,15 +212,30 @@ bool cg_link(const char *object, const char *const *c_sources, int n_c, const ch
     }
     for (size_t i = 0; i < n_extra; i++) argv[k++] = extra_flags[i];
     argv[k++] = rt_lib;
+    if (static_link) {
+        argv[k] = NULL;
+        bool ok = link_step(argv, out, show_commands);
+        k = 0;
+        argv[k++] = "cc";
+        argv[k++] = "-static";
+        argv[k++] = "-o";
+        argv[k++] = out;
+        argv[k++] = part;
+        argv[k++] = "-lgc";
+        argv[k++] = "-lpthread";
+        argv[k++] = "-lm";
+        argv[k] = NULL;
+        ok = ok && link_step(argv, out, show_commands);
+        unlink(part);
+        free(part);
+        free(argv);
+        return ok;
+    }
     argv[k++] = "-lgc";
     argv[k++] = "-lpthread";
     argv[k++] = "-lm";
     argv[k] = NULL;
-    int st = cg_spawn_wait((char *const *)argv, show_commands);
+    bool ok = link_step(argv, out, show_commands);
     free(argv);
-    if (st != 0) {
-        if (st > 0) fprintf(stderr, "oxl: linking '%s' failed (cc exited with status %d)\n", out, st);
-        return false;
-    }
-    return true;
+    return ok;
 }

@@ -365,10 +365,13 @@ static int build_program(driver *dr, const sema_program *prog, const char *path,
      * without either. It is linked with immediate binding too: every
      * symbol is bound once, at the exec of its fork server, not lazily
      * again in each forked seed (a lookup and a written page per first
-     * call of a library function, per seed). */
+     * call of a library function, per seed). And it is linked statically:
+     * a fork copies and an exit tears down each mapping of the process,
+     * and the dynamic loader's own and every library's five cost a served
+     * seed a fifth of its time (docs/testing.md, "Cost per seed"). */
     static const char *const fence_flags[] = {"-fno-optimize-sibling-calls", OXL_FENCE_LINK_FLAG, "-Wl,-z,now", NULL};
     ok = ok && cg_link(obj, (const char *const *)c_files, nc, drv_include_dir(inc, sizeof inc, OXL_INCLUDE_DIR), rt_lib,
-                       breq->tests ? fence_flags : NULL, out, breq->show_cmds);
+                       breq->tests ? fence_flags : NULL, breq->tests, out, breq->show_cmds);
     free_list(c_files, nc);
     unlink(obj);
     if (!ok) {

@@ -4,8 +4,11 @@
 # Runs a copy of tests/runner/pkg (the runner writes its failures file into
 # the package) and tests/testbin/{broken,notests}: the failing seed and its
 # reproduce line, the re-run of that line, the binary cache, the formats,
-# OXL_TEST_KEEP_BINARY, and the statuses 3 and 4.
+# OXL_TEST_KEEP_BINARY, the static link, and the statuses 3 and 4.
+# usage: oxl_test.sh <oxl executable> [sanitized]  (sanitized: the runtime
+# was built with the sanitizers, whose programs link dynamically)
 oxl=$1
+sanitized=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/../lib.sh"
 tap_scratch test-e2e
@@ -15,11 +18,12 @@ tap_detail() { tap_file "$tmp/out" 40 out; tap_file "$tmp/err" 40 err; }
 has() { grep -qF -- "$1" "$2"; }
 t() { "$oxl" test "$@" >"$tmp/out" 2>"$tmp/err"; st=$?; }
 
-tap_plan 30
+tap_plan 33
 
 t "$pkg" -j 2 -###
 check "a failing seed: status 1" test "$st" -eq 1
 check "the link command shows: the first run builds" has '"cc" ' "$tmp/err"
+check "no linker warning (glibc's name lookups in a static program)" sh -c "! grep -q 'statically linked' '$tmp/err'"
 check "the lowest failing seed and the seeds run" has "seed 17 failed (17 of 40 seeds run)" "$tmp/out"
 check "its stdout" has "running seed 17" "$tmp/out"
 check "its stderr with the trace" has "oxl-sim: seed=17 trace=" "$tmp/out"
@@ -45,6 +49,21 @@ check "json events" has '{"event":"test","kind":"unit","index":0,"name":"adds","
 OXL_TEST_KEEP_BINARY="$tmp/kept" "$oxl" test "$pkg" --kind unit >"$tmp/out" 2>"$tmp/err"
 OXL_TEST_RUN=0 "$tmp/kept" >"$tmp/out" 2>"$tmp/err"
 check "OXL_TEST_KEEP_BINARY keeps a working test binary" test $? -eq 0
+# a test binary is static (compiler/driver/build.c): no dynamic loader, and
+# the fence's wrappers linked in a first step of their own
+readelf -l "$tmp/kept" >"$tmp/out" 2>"$tmp/err"
+if [ -n "$sanitized" ]; then
+  check "sanitized: the test binary has a dynamic loader" has "INTERP" "$tmp/out"
+else
+  check "the test binary is static: no dynamic loader" sh -c "readelf -h '$tmp/kept' >/dev/null && ! grep -q INTERP '$tmp/out'"
+fi
+echo "// relinked" >>"$pkg/tests.oxl"
+t "$pkg" --kind unit -###
+if [ -n "$sanitized" ]; then
+  check "sanitized: one link command" test "$(grep -c '^"cc" ' "$tmp/err")" -eq 1
+else
+  check "two link commands: the wrapped objects, then static" sh -c "grep -q '^\"cc\" \"-r\" \"-nostdlib\"' '$tmp/err' && grep -q '^\"cc\" \"-static\"' '$tmp/err'"
+fi
 
 sed -i 's/!= 17/!= 1000/' "$pkg/tests.oxl"
 t "$pkg" --kind sim -j 2

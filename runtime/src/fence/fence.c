@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -27,13 +26,6 @@
 #include <unistd.h>
 
 #define FENCE_MAX_EXECL_ARGS 4096 /* arguments of an execl-style call passed on */
-
-#define CALLER __builtin_extract_return_addr(__builtin_return_address(0))
-
-/* Declares __real_name and __wrap_name with one parameter list. */
-#define FENCE_DECL(ret, name, params) \
-    ret __real_##name params;         \
-    ret __wrap_##name params
 
 /* ---- clocks and sleeps ---- */
 
@@ -388,25 +380,6 @@ FENCE_DECL(int, accept4, (int fd, struct sockaddr *addr, socklen_t *len, int fla
 int __wrap_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     if (FENCE_LIVE()) fence_trip(FENCE_NET, CALLER, "accept4()");
     return __real_accept4(fd, addr, len, flags);
-}
-
-FENCE_DECL(int, getaddrinfo, (const char *node, const char *service, const struct addrinfo *hints,
-                              struct addrinfo **res));
-int __wrap_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res) {
-    if (FENCE_LIVE()) {
-        char q[FENCE_QUOTE_MAX];
-        fence_trip(FENCE_NET, CALLER, "getaddrinfo(%s)", fence_quote(q, node));
-    }
-    return __real_getaddrinfo(node, service, hints, res);
-}
-
-FENCE_DECL(struct hostent *, gethostbyname, (const char *name));
-struct hostent *__wrap_gethostbyname(const char *name) {
-    if (FENCE_LIVE()) {
-        char q[FENCE_QUOTE_MAX];
-        fence_trip(FENCE_NET, CALLER, "gethostbyname(%s)", fence_quote(q, name));
-    }
-    return __real_gethostbyname(name);
 }
 
 /* ---- threads ---- */

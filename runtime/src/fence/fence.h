@@ -36,6 +36,14 @@ void fence_disarm(void);
  * answer). False, with the message on stderr, when it is not 0, 1 or empty. */
 bool fence_config_from_env(void);
 
+/* For the wrappers (fence.c, fence_names.c): the return address of a
+ * wrapper's caller, and __real_name and __wrap_name declared with one
+ * parameter list. */
+#define CALLER __builtin_extract_return_addr(__builtin_return_address(0))
+#define FENCE_DECL(ret, name, params) \
+    ret __real_##name params;         \
+    ret __wrap_##name params
+
 /* What a fenced call reaches, which decides the advice of its message. */
 typedef enum fence_kind {
     FENCE_CLOCK,
