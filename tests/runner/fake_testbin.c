@@ -39,6 +39,10 @@
  *     session    appends "<seed> <leader|parent's|other> <group|no-group>" to
  *                FAKE_STATE_DIR/session: whether it leads its session or is
  *                in its parent's, and whether it leads its process group
+ *     capture    appends "<seed> <inode of fd 1> <inode of fd 2> <size of fd 1>
+ *                <size of fd 2> <offset of fd 2>" to FAKE_STATE_DIR/capture,
+ *                before its report line: which memfds it writes to, and
+ *                that they were empty
  *     countfiles appends "<seed> files=<n>" to FAKE_STATE_DIR/files: n the
  *                capture files (out-*, err-*) in the directory that holds
  *                OXL_DATA_DIR, the run's temporary directory
@@ -505,6 +509,13 @@ static int run_test(void) {
                                    !v ? "(unset)" : i == 3 ? "set" : v, count);
         }
         append_state("vars", "%s\n", line);
+    }
+    if (has_rule(t->rules, "capture", seed, NULL)) {
+        struct stat o, e;
+        if (fstat(1, &o) != 0 || fstat(2, &e) != 0) memset(&o, 0, sizeof o), memset(&e, 0, sizeof e);
+        append_state("capture", "%s %llu %llu %lld %lld %lld\n", sim ? seed_text : "-", (unsigned long long)o.st_ino,
+                     (unsigned long long)e.st_ino, (long long)o.st_size, (long long)e.st_size,
+                     (long long)lseek(2, 0, SEEK_CUR));
     }
     if (has_rule(t->rules, "session", seed, NULL)) {
         long pid = (long)getpid(), sid = (long)getsid(0), pgid = (long)getpgrp(), parent_sid = (long)getsid(getppid());

@@ -155,9 +155,13 @@ static void test_lazy_and_jobs(void) {
     char *err = slurp(path);
     tap_contains(err, "assertion failed", "its stderr file has what it wrote");
     tap_contains(err, "oxl-sim: seed=2 ", "up to its report line");
+    tap_ok(err && strstr(err, "seed 3") == NULL, "and nothing of the seed before it, whose memfds it had");
     free(err);
     path_of(path, sizeof path, "f2", "out");
     tap_ok(exists(path), "its stdout file is written too");
+    err = slurp(path);
+    tap_ok(err && strstr(err, "seed 3") == NULL, "without the stdout of the seed before it");
+    free(err);
     srv_line(&s, line, sizeof line, 0.5);
     tap_is_str(line, "", "after an unclean end the queue waits for the runner");
     srv_send(&s, "go\n");
@@ -442,6 +446,79 @@ static void test_request_vars(void) {
     free(got);
 }
 
+/* One served round of test 0's seeds 1..n (sim) or of test 1 (unit, n
+ * times), lazy, at jobs 1, from a server with the fence as fence says
+ * (NULL: unset); the capture lines they appended. */
+static char *served_captures(const char *fence, int n, bool unit) {
+    static int round; /* each round's files and data directories are its own */
+    round++;
+    reset_state();
+    setenv("FAKE_STATE_DIR", state, 1);
+    if (fence) setenv("OXL_SIM_FENCE", fence, 1);
+    srv s;
+    srv_start(&s);
+    unsetenv("FAKE_STATE_DIR");
+    unsetenv("OXL_SIM_FENCE");
+    char req[4096], line[512];
+    srv_send(&s, "jobs 1\n");
+    for (int i = 1; i <= n; i++) {
+        if (unit)
+            snprintf(req, sizeof req, "1\t-\t1\t%s/u%d-%d.out\t%s/u%d-%d.err\t%s/u%d-%d.data\t-\tlazy\n", work, round, i,
+                     work, round, i, work, round, i);
+        else
+            snprintf(req, sizeof req, "0\t%d\t1\t%s/c%d-%d.out\t%s/c%d-%d.err\t%s/c%d-%d.data\t-\tlazy\n", i, work,
+                     round, i, work, round, i, work, round, i);
+        srv_send(&s, req);
+    }
+    int statuses = 0;
+    for (int i = 0; i < 4 * n && statuses < n; i++) {
+        srv_line(&s, line, sizeof line, 10);
+        statuses += strncmp(line, "status ", 7) == 0;
+    }
+    srv_stop(&s);
+    char path[TR_PATH];
+    snprintf(path, sizeof path, "%s/capture", state);
+    return slurp(path);
+}
+
+/* How many of the capture lines' seeds wrote to the first one's memfds,
+ * and whether every one found them empty. */
+static int same_memfds(const char *lines, bool *empty) {
+    unsigned long long o0 = 0, e0 = 0;
+    int same = 0, n = 0;
+    *empty = true;
+    for (const char *p = lines; p && *p; n++) {
+        char seed[32];
+        unsigned long long o, e;
+        long long os, es, off;
+        if (sscanf(p, "%31s %llu %llu %lld %lld %lld", seed, &o, &e, &os, &es, &off) != 6) break;
+        if (n == 0) o0 = o, e0 = e;
+        same += o == o0 && e == e0;
+        *empty = *empty && os == 0 && es == 0 && off == 0;
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return same;
+}
+
+/* A passed sim seed's memfds, emptied, serve the next sim seed while the
+ * fence is on; with OXL_SIM_FENCE=0 (a seed may have started a process
+ * that holds them) and for unit tests each process has fresh ones. */
+static void test_capture_reuse(void) {
+    set_tests("sim|1|9|reused|capture@*\nunit|-|-|fresh|capture\n");
+    bool empty;
+    char *got = served_captures(NULL, 4, false);
+    tap_ok(same_memfds(got, &empty) == 4, "four passing sim seeds in a row write to one pair of memfds:\n%s", got ? got : "");
+    tap_ok(empty, "each found them empty, at offset 0");
+    free(got);
+    got = served_captures("0", 4, false);
+    tap_ok(same_memfds(got, &empty) == 1 && empty, "with OXL_SIM_FENCE=0 each seed has fresh ones:\n%s", got ? got : "");
+    free(got);
+    got = served_captures(NULL, 3, true);
+    tap_ok(same_memfds(got, &empty) == 1 && empty, "and so has each unit test:\n%s", got ? got : "");
+    free(got);
+}
+
 int main(void) {
     harness_init("runner-serve-test");
     test_lazy_and_jobs();
@@ -450,5 +527,6 @@ int main(void) {
     test_kept_on_the_server_cpu();
     test_sessions();
     test_request_vars();
+    test_capture_reuse();
     return harness_done();
 }

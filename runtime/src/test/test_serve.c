@@ -68,6 +68,7 @@
 #define SERVE_MAX_QUEUED 4096 /* requests waiting for a job */
 #define SERVE_REPORT_TAIL 1024 /* bytes of a lazy child's stderr read for its report line */
 #define SERVE_INLINE_PATHS 240 /* bytes of a lazy child's two paths kept in its entry */
+#define SERVE_SPARE_CAPTURES 8 /* memfd pairs of passed sim seeds kept for the next ones */
 
 static int chld_pipe[2] = {-1, -1};
 static volatile sig_atomic_t ending; /* SIGTERM: the parent died (or asked) */
@@ -170,6 +171,7 @@ typedef struct child {
     char *paths;
     size_t err_at;
     bool kept; /* on the server's CPU until another child starts (keep_child_here) */
+    bool seed; /* a sim seed's (a request with a seed) */
     char inline_paths[SERVE_INLINE_PATHS];
 } child;
 
@@ -191,6 +193,11 @@ typedef struct server {
     char *qtext;
     size_t qcap, qstart, qend, qlen;
     cpu_set_t cpus;  /* the server's own CPUs (a taskset's, a cpuset's): a child's too */
+    /* memfd pairs (stdout, stderr) emptied for the next lazy sim seeds
+     * (spare_capture); reuse: the fence is on (OXL_SIM_FENCE not 0) */
+    int spare[SERVE_SPARE_CAPTURES][2];
+    size_t nspare;
+    bool reuse;
     bool local_fork; /* more than one of them, and not OXL_TEST_SPREAD_FORKS: keep_child_here */
 } server;
 
@@ -279,6 +286,24 @@ static int capture_fd(const char *name) {
     return memfd_create(name, MFD_CLOEXEC);
 }
 
+/* A passed sim seed's captures, emptied, serve the next lazy sim seed: a
+ * memfd made and freed is a shmem inode and a dentry each, two a seed, a
+ * twentieth of a trivial one. Only with the fence on, so the seed could
+ * start no process that might hold them still (a unit test's never are);
+ * what its group had left is killed before its status is taken (reap).
+ * True when they were kept (the caller no longer owns them). */
+static bool spare_capture(server *s, const child *k) {
+    if (!s->reuse || !k->seed || k->out_fd < 0 || k->err_fd < 0 || s->nspare == SERVE_SPARE_CAPTURES) return false;
+    for (int i = 0; i < 2; i++) {
+        int fd = i ? k->err_fd : k->out_fd;
+        if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) return false;
+    }
+    s->spare[s->nspare][0] = k->out_fd;
+    s->spare[s->nspare][1] = k->err_fd;
+    s->nspare++;
+    return true;
+}
+
 static void start(server *s, char *line) {
     char *f[SERVE_MAX_FIELDS];
     bool lazy = false;
@@ -287,12 +312,15 @@ static void start(server *s, char *line) {
         answer("error malformed request: %s\n", why);
         return;
     }
-    int out = lazy ? capture_fd("stdout") : open(f[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    bool seed = strcmp(f[1], "-") != 0; /* a sim seed: fenced, no threads, no terminal */
+    bool spare = lazy && seed && s->nspare > 0;
+    if (spare) s->nspare--;
+    int out = spare ? s->spare[s->nspare][0] : lazy ? capture_fd("stdout") : open(f[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0) {
         answer("error cannot open '%s': %s\n", f[3], strerror(errno));
         return;
     }
-    int err = lazy ? capture_fd("stderr") : open(f[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = spare ? s->spare[s->nspare][1] : lazy ? capture_fd("stderr") : open(f[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (err < 0) {
         answer("error cannot open '%s': %s\n", f[4], strerror(errno));
         close(out);
@@ -333,7 +361,6 @@ static void start(server *s, char *line) {
     int64_t start_ns = mono_ns();
     int64_t deadline_ns = limit > 0 ? start_ns + (int64_t)(limit * 1e9) : 0;
     let_kept_go(s);
-    bool seed = strcmp(f[1], "-") != 0; /* a sim seed: fenced, no threads, no terminal */
     bool kept = seed && keep_child_here(s);
     pid_t pid = fork();
     if (kept && pid != 0) sched_setaffinity(0, sizeof s->cpus, &s->cpus); /* the server's own again */
@@ -386,6 +413,10 @@ static void start(server *s, char *line) {
          * fault) in every child; the server is static, so they stay
          * reachable and a test that ends by exit() has no leak reported */
         for (size_t i = 0; i < s->nkids; i++) close_captures(&s->kids[i]);
+        for (size_t i = 0; i < s->nspare; i++) {
+            close(s->spare[i][0]);
+            close(s->spare[i][1]);
+        }
         close_captures(&k);
         set_var("OXL_TEST_RUN", f[0]);
         set_var("OXL_TEST_SEED", f[1]);
@@ -405,6 +436,7 @@ static void start(server *s, char *line) {
     }
     k.pid = pid;
     k.kept = kept;
+    k.seed = seed;
     k.start_ns = start_ns;
     k.deadline_ns = deadline_ns;
     add_child(s, k); /* has room: see above */
@@ -591,6 +623,7 @@ static void reap(server *s) {
         char line[2 * SERVE_REPORT_TAIL + 2];
         settle_capture(&k, st, line, sizeof line);
         if (k.err_fd >= 0 && !line[0] && s->jobs) s->holds++; /* until the runner's `go` or `drop` */
+        if (line[0] && spare_capture(s, &k)) k.out_fd = k.err_fd = -1;
         drop_child(&k);
         /* the next waiting request starts before this answer is written:
          * its `pid` goes out with this `status` */
@@ -613,6 +646,8 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
         fprintf(stderr, "error: --serve: OXL_TEST_SPREAD_FORKS='%s' must be 0 or 1\n", spread);
         return 2;
     }
+    const char *fence = getenv("OXL_SIM_FENCE");
+    s.reuse = !fence || strcmp(fence, "0") != 0;
     s.local_fork = sched_getaffinity(0, sizeof s.cpus, &s.cpus) == 0 && CPU_COUNT(&s.cpus) > 1 &&
                    !(spread && strcmp(spread, "1") == 0);
     if (s.devnull < 0 || pipe(chld_pipe) != 0) {
@@ -680,6 +715,10 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
      * end of the input, what the children left behind (adopted) */
     test_isolate_kill_all();
     for (size_t i = 0; i < s.nkids; i++) drop_child(&s.kids[i]);
+    for (size_t i = 0; i < s.nspare; i++) {
+        close(s.spare[i][0]);
+        close(s.spare[i][1]);
+    }
     free(s.kids);
     free(s.qtext);
     return 0;
