@@ -1082,7 +1082,7 @@ oxl_sched_result oxl_sched_run(oxl_task_fn root, void *arg, const oxl_sched_opti
     s->last_time = oxl_world_now(s->world);
     s->deadline = s->opt.real_time ? INT64_MAX : s->last_time + s->opt.time_limit;
     s->virt0 = s->last_time;
-    s->mono0 = mono_ns();
+    s->mono0 = s->opt.real_time ? mono_ns() : 0; /* a deterministic run reads no clock */
     s->run_id = ++runs_made;
     sched_fiber_init_main(&s->main_fiber);
     sched_gc_begin(s);

@@ -396,6 +396,9 @@ void sim_net_free(oxl_world *w);
 /* trace.c */
 void sim_trace_init(sim_trace *t, uint32_t capacity);
 void sim_trace_free(sim_trace *t);
+/* A ring of the default capacity made now for the next World (a fork
+ * server's, before its first fork). */
+void sim_trace_reserve(void);
 
 /* One 64x64->128 multiply folds two words (the wyhash "mum" step); the odd
  * constants keep a zero word from erasing the history. */

@@ -7,22 +7,43 @@
 #include "sim_internal.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One ring of the default capacity, kept for the next World: a World made
+ * after another's end (an explorer's next seed) takes it without a malloc,
+ * and a fork server keeps one ready for its children (sim_trace_reserve),
+ * whose 224 KiB would be a mapping made and unmapped in every seed. */
+#define SIM_TRACE_SPARE_CAP 4096
+static _Atomic(oxl_trace_event *) spare_ring;
 
 void sim_trace_init(sim_trace *t, uint32_t capacity) {
     uint64_t cap = 1;
     while (cap < capacity) cap <<= 1;
     /* not zeroed: an entry is read only once recorded (count), and zeroing
-     * 224 KiB a World was a tenth of an in-process seed, where the ring is
-     * the heap's chunk the last World freed */
-    t->ring = sim_xmalloc(cap * sizeof *t->ring);
+     * 224 KiB a World was a tenth of an in-process seed */
+    oxl_trace_event *ring = cap == SIM_TRACE_SPARE_CAP ? atomic_exchange(&spare_ring, NULL) : NULL;
+    t->ring = ring ? ring : sim_xmalloc(cap * sizeof *t->ring);
     t->mask = cap - 1;
     t->count = 0;
     t->hash = UINT64_C(0x6F786C2D73696D31); /* "oxl-sim1" */
 }
 
-void sim_trace_free(sim_trace *t) { free(t->ring); }
+void sim_trace_free(sim_trace *t) {
+    oxl_trace_event *none = NULL;
+    if (t->mask + 1 == SIM_TRACE_SPARE_CAP && atomic_compare_exchange_strong(&spare_ring, &none, t->ring)) {
+        t->ring = NULL;
+        return;
+    }
+    free(t->ring);
+    t->ring = NULL;
+}
+
+void sim_trace_reserve(void) {
+    oxl_trace_event *ring = sim_xmalloc(SIM_TRACE_SPARE_CAP * sizeof *ring), *none = NULL;
+    if (!atomic_compare_exchange_strong(&spare_ring, &none, ring)) free(ring);
+}
 
 uint64_t oxl_world_trace_hash(const oxl_world *w) { return w->trace.hash; }
 

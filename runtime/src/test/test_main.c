@@ -11,6 +11,7 @@
 #include "test_serve.h"
 #include "fence/fence.h"
 #include "sched/fiber.h"
+#include "sim/sim_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TEST_TAIL_EVENTS 20
 #define TEST_TAIL_MAX 1000000 /* OXL_TEST_TRACE_TAIL's largest number */
@@ -244,6 +246,42 @@ static bool trace_tail(size_t *n) {
     return true;
 }
 
+/* Appends v in decimal, or in hex as 16 digits. */
+static char *put_dec(char *o, uint64_t v) {
+    char digits[20];
+    int n = 0;
+    do digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n) *o++ = digits[--n];
+    return o;
+}
+
+static char *put_hex16(char *o, uint64_t v) {
+    for (int shift = 60; shift >= 0; shift -= 4) *o++ = "0123456789abcdef"[(v >> shift) & 15];
+    return o;
+}
+
+/* The seed's report line, "oxl-sim: seed=<n> trace=<16 hex> switches=<n>",
+ * written to fd 2 at once (stderr is unbuffered: nothing of it waits):
+ * formatted here rather than by fprintf, whose code and 8 KiB stack
+ * buffer were five pages a served seed touched for this one line. */
+static void put_report(uint64_t seed, uint64_t trace, uint64_t switches) {
+    char line[96], *o = line;
+    memcpy(o, "oxl-sim: seed=", 14);
+    o = put_dec(o + 14, seed);
+    memcpy(o, " trace=", 7);
+    o = put_hex16(o + 7, trace);
+    memcpy(o, " switches=", 10);
+    o = put_dec(o + 10, switches);
+    *o++ = '\n';
+    for (const char *p = line; p < o;) {
+        ssize_t w = write(2, p, (size_t)(o - p));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return; /* as fprintf to a closed stderr: the runner sees no report */
+        p += w;
+    }
+}
+
 static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t *trace) {
     oxl_sched_options opt;
     if (!oxl_sched_options_default(&opt, seed)) return 2; /* OXL_SIM_TIME_LIMIT, said why */
@@ -283,8 +321,7 @@ static int run_sim(const oxl_test_case *tc, uint64_t seed, bool report, uint64_t
         if (!ok && status == 0) status = 2;
     }
     if (report) {
-        fprintf(stderr, "oxl-sim: seed=%" PRIu64 " trace=%016" PRIx64 " switches=%" PRIu64 "\n", seed, r.trace_hash,
-                r.switches);
+        put_report(seed, r.trace_hash, r.switches);
         if (status != 0 && r.tail) fputs(r.tail, stderr);
     }
     if (trace) *trace = r.trace_hash;
@@ -405,8 +442,10 @@ int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t nte
         }
         if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
             /* a seed's first task stacks, mapped once here for every child
-             * (a child that needs more maps them itself) */
+             * (a child that needs more maps them itself), and the ring
+             * of its trace */
             sched_stack_reserve(TEST_STACK_SIZE, TEST_SERVE_STACKS);
+            sim_trace_reserve(); /* and its World's trace ring */
             serve_ctx c = {tests, ntests};
             return oxl_test_serve(serve_run, &c);
         }

@@ -156,31 +156,48 @@ static void test_ring_window(void) {
 }
 
 /* The ring is not zeroed when a World is made: a World made where the
- * last one's ring was freed (the heap hands the chunk back) shows only
- * what it recorded itself. */
-static void test_ring_of_a_new_world(void) {
-    /* a small ring, which the heap reuses at once (a large one may be a
-     * mapping of its own, unmapped when freed) */
+ * last one's ring was freed shows only what it recorded itself. A small
+ * ring is the heap's chunk, handed back at once; one of the default
+ * capacity (4096) is the ring the last World kept for the next
+ * (sim_trace_free). */
+static void ring_of_a_new_world(uint32_t capacity) {
     int budget = 40;
-    oxl_world *old = ping_pair(3, 64, &budget);
+    oxl_world *old = ping_pair(3, capacity, &budget);
     uint64_t old_count = oxl_world_trace_count(old);
     oxl_world_free(old);
     oxl_world_options o = oxl_world_options_default(3);
-    o.trace_capacity = 64;
+    o.trace_capacity = capacity;
     oxl_world *w = oxl_world_new(&o);
     oxl_world_add_node(w, "alpha", ping_new, NULL);
     uint64_t n = oxl_world_trace_count(w);
     oxl_trace_event ev;
     bool past = false;
     for (uint64_t i = n; i < old_count; i++) past = past || oxl_world_trace_event(w, i, &ev);
-    tap_ok(n > 0 && n < old_count && !past, "a new World keeps none of the last one's %llu events (it has %llu)",
+    tap_ok(n > 0 && n < old_count && !past,
+           "capacity %u: a new World keeps none of the last one's %llu events (it has %llu)", capacity,
            (unsigned long long)old_count, (unsigned long long)n);
     int lines;
     char *buf = rendered(w, 1000, &lines);
     tap_ok(lines == (int)n && !strstr(buf, "deliver") && !strstr(buf, "send"),
-           "and renders its own %llu events only (%d lines)", (unsigned long long)n, lines);
+           "capacity %u: and renders its own %llu events only (%d lines)", capacity, (unsigned long long)n, lines);
     free(buf);
     oxl_world_free(w);
+}
+
+static void test_ring_of_a_new_world(void) {
+    ring_of_a_new_world(64);
+    ring_of_a_new_world(4096);
+    /* two Worlds at once: the second has a ring of its own */
+    int budget = 30, budget2 = 50, lines, lines2;
+    oxl_world *a = ping_pair(5, 4096, &budget);
+    char *before = rendered(a, 1000, &lines);
+    oxl_world *b = ping_pair(6, 4096, &budget2);
+    char *after = rendered(a, 1000, &lines2);
+    tap_ok(lines > 0 && strcmp(before, after) == 0, "a second World alive beside the first leaves its ring as it was");
+    free(before);
+    free(after);
+    oxl_world_free(a);
+    oxl_world_free(b);
 }
 
 /* A note given as "%s" and its text (std.test's sim.note), interned as it
