@@ -152,6 +152,14 @@ int cg_spawn_wait(char *const argv[], bool show_command) {
     return -1;
 }
 
+/* Ends a link command with the libraries every program links. */
+static void add_libraries(const char **argv, int k) {
+    argv[k++] = "-lgc";
+    argv[k++] = "-lpthread";
+    argv[k++] = "-lm";
+    argv[k] = NULL;
+}
+
 /* Runs one cc command; false (said) when it fails. */
 static bool link_step(const char **argv, const char *out, bool show_commands) {
     int st = cg_spawn_wait((char *const *)argv, show_commands);
@@ -221,20 +229,14 @@ bool cg_link(const char *object, const char *const *c_sources, int n_c, const ch
         argv[k++] = "-o";
         argv[k++] = out;
         argv[k++] = part;
-        argv[k++] = "-lgc";
-        argv[k++] = "-lpthread";
-        argv[k++] = "-lm";
-        argv[k] = NULL;
+        add_libraries(argv, k);
         ok = ok && link_step(argv, out, show_commands);
         unlink(part);
         free(part);
         free(argv);
         return ok;
     }
-    argv[k++] = "-lgc";
-    argv[k++] = "-lpthread";
-    argv[k++] = "-lm";
-    argv[k] = NULL;
+    add_libraries(argv, k);
     bool ok = link_step(argv, out, show_commands);
     free(argv);
     return ok;

@@ -304,6 +304,14 @@ static bool spare_capture(server *s, const child *k) {
     return true;
 }
 
+/* (reads s only: a child closes them too) */
+static void close_spares(const server *s) {
+    for (size_t i = 0; i < s->nspare; i++) {
+        close(s->spare[i][0]);
+        close(s->spare[i][1]);
+    }
+}
+
 static void start(server *s, char *line) {
     char *f[SERVE_MAX_FIELDS];
     bool lazy = false;
@@ -413,10 +421,7 @@ static void start(server *s, char *line) {
          * fault) in every child; the server is static, so they stay
          * reachable and a test that ends by exit() has no leak reported */
         for (size_t i = 0; i < s->nkids; i++) close_captures(&s->kids[i]);
-        for (size_t i = 0; i < s->nspare; i++) {
-            close(s->spare[i][0]);
-            close(s->spare[i][1]);
-        }
+        close_spares(s);
         close_captures(&k);
         set_var("OXL_TEST_RUN", f[0]);
         set_var("OXL_TEST_SEED", f[1]);
@@ -715,10 +720,7 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
      * end of the input, what the children left behind (adopted) */
     test_isolate_kill_all();
     for (size_t i = 0; i < s.nkids; i++) drop_child(&s.kids[i]);
-    for (size_t i = 0; i < s.nspare; i++) {
-        close(s.spare[i][0]);
-        close(s.spare[i][1]);
-    }
+    close_spares(&s);
     free(s.kids);
     free(s.qtext);
     return 0;
