@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h> /* __fpending */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -274,6 +275,7 @@ static void put_report(uint64_t seed, uint64_t trace, uint64_t switches) {
     memcpy(o, " switches=", 10);
     o = put_dec(o + 10, switches);
     *o++ = '\n';
+    if (__fpending(stderr)) fflush(stderr); /* a C extern's setvbuf: what it holds goes first */
     for (const char *p = line; p < o;) {
         ssize_t w = write(2, p, (size_t)(o - p));
         if (w < 0 && errno == EINTR) continue;
