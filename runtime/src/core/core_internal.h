@@ -20,6 +20,10 @@ CORE_HIDDEN struct oxl_str_obj *core_str_alloc(int64_t len);
 /* Checks 0 <= from <= to <= len with the runtime's bounds messages. */
 CORE_HIDDEN void core_check_range(int64_t from, int64_t to, int64_t len, const char *file, int line);
 
+/* m's decimal digits, written backwards so that they end just before end
+ * (20 bytes of room do); returns where they start. */
+CORE_HIDDEN char *core_u64_dec(char *end, uint64_t m);
+
 /* splitmix64's finalizer: every input bit reaches every output bit (the
  * map's key hash, the tail of the string hash). */
 static inline uint64_t core_mix64(uint64_t x) {

@@ -241,14 +241,18 @@ void oxl_sb_str(oxl_sb *b, oxl_string s) { oxl_sb_lit(b, s->data, s->len); }
  * hot path of many a protocol (labels, keys), and printf's machinery was
  * a sixth of an in-process bank seed. The magnitude is taken unsigned, so
  * INT64_MIN needs no case of its own. */
-void oxl_sb_int(oxl_sb *b, int64_t v) {
-    char tmp[24];
-    char *end = tmp + sizeof tmp, *p = end;
-    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+char *core_u64_dec(char *end, uint64_t m) {
     do {
-        *--p = (char)('0' + m % 10);
+        *--end = (char)('0' + m % 10);
         m /= 10;
     } while (m);
+    return end;
+}
+
+void oxl_sb_int(oxl_sb *b, int64_t v) {
+    char tmp[24];
+    char *end = tmp + sizeof tmp;
+    char *p = core_u64_dec(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
     if (v < 0) *--p = '-';
     oxl_sb_lit(b, p, (int)(end - p));
 }

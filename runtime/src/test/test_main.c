@@ -10,6 +10,7 @@
 #include "test_schedule.h"
 #include "test_serve.h"
 #include "fence/fence.h"
+#include "core/core_internal.h"
 #include "sched/fiber.h"
 #include "sim/sim_internal.h"
 
@@ -250,11 +251,10 @@ static bool trace_tail(size_t *n) {
 /* Appends v in decimal, or in hex as 16 digits. */
 static char *put_dec(char *o, uint64_t v) {
     char digits[20];
-    int n = 0;
-    do digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n) *o++ = digits[--n];
-    return o;
+    const char *p = core_u64_dec(digits + sizeof digits, v);
+    size_t n = (size_t)(digits + sizeof digits - p);
+    memcpy(o, p, n);
+    return o + n;
 }
 
 static char *put_hex16(char *o, uint64_t v) {
