@@ -24,7 +24,7 @@ run() {
 has() { grep -q -- "$1" "$2"; }
 hash_of() { sed -n 's/^oxl-sim: seed=[0-9]* trace=\([0-9a-f]*\) switches=[0-9]*$/\1/p' "$tmp/err" | tail -n 1; }
 
-tap_plan 34
+tap_plan 35
 
 "$oxl" build --tests "$here/basic" -o "$bin" >"$tmp/out" 2>"$tmp/err"
 check "oxl build --tests builds the test binary" test $? -eq 0 -a -x "$bin"
@@ -65,6 +65,12 @@ check "without OXL_SIM_REPORT there is no report line" sh -c "test $st -eq 0 && 
 run 4 5 1
 check "virtual time starts at 2026-01-01T00:00:00Z and clock.advance moves it" sh -c "test $st -eq 0 && grep -qx 'start 2026-01-01T00:00:00Z' '$tmp/out' && grep -qx 'later 2026-01-01T01:30:00Z' '$tmp/out'"
 check "sim.seed() is OXL_TEST_SEED" has "^seed 5\$" "$tmp/out"
+# the report line's numbers: the largest seed in full, and a run of two
+# tasks that each run once to their end (the harness and the body, no
+# choice) counts three switches at any seed: into the harness, to the
+# body, back to the harness
+run 4 9223372036854775807 1
+check "the report line: the largest seed, and three switches for two tasks run once" sh -c "test $st -eq 0 && tail -n 1 '$tmp/err' | grep -Eqx 'oxl-sim: seed=9223372036854775807 trace=[0-9a-f]{16} switches=3'"
 
 run 5 2 1
 check "a deadlock fails with 101" test $st -eq 101

@@ -394,6 +394,7 @@ void sim_net_grow(oxl_world *w, int nodes);
 void sim_net_free(oxl_world *w);
 
 /* trace.c */
+#define SIM_TRACE_DEFAULT_CAPACITY 4096 /* events a World's ring keeps (oxl_world_options) */
 void sim_trace_init(sim_trace *t, uint32_t capacity);
 void sim_trace_free(sim_trace *t);
 /* A ring of the default capacity made now for the next World (a fork

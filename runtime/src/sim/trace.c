@@ -15,7 +15,7 @@
  * after another's end (an explorer's next seed) takes it without a malloc,
  * and a fork server keeps one ready for its children (sim_trace_reserve),
  * whose 224 KiB would be a mapping made and unmapped in every seed. */
-#define SIM_TRACE_SPARE_CAP 4096
+#define SIM_TRACE_SPARE_CAP SIM_TRACE_DEFAULT_CAPACITY
 static _Atomic(oxl_trace_event *) spare_ring;
 
 void sim_trace_init(sim_trace *t, uint32_t capacity) {

@@ -137,7 +137,7 @@ oxl_world_options oxl_world_options_default(uint64_t seed) {
     o.seed = seed;
     o.randomize_ties = true;
     o.trace_messages = true;
-    o.trace_capacity = 4096;
+    o.trace_capacity = SIM_TRACE_DEFAULT_CAPACITY;
     o.max_events = UINT64_C(1000000000);
     o.latency_min = 1 * OXL_MS;
     o.latency_max = 5 * OXL_MS;
@@ -147,7 +147,7 @@ oxl_world_options oxl_world_options_default(uint64_t seed) {
 oxl_world *oxl_world_new(const oxl_world_options *opt) {
     oxl_world *w = sim_xcalloc(1, sizeof *w);
     w->opt = opt ? *opt : oxl_world_options_default(0);
-    if (w->opt.trace_capacity == 0) w->opt.trace_capacity = 4096;
+    if (w->opt.trace_capacity == 0) w->opt.trace_capacity = SIM_TRACE_DEFAULT_CAPACITY;
     if (w->opt.max_events == 0) w->opt.max_events = UINT64_C(1000000000);
     labels_init(&w->labels);
     sim_trace_init(&w->trace, w->opt.trace_capacity);

@@ -447,7 +447,7 @@ int oxl_test_main(int argc, char **argv, const oxl_test_case *tests, int64_t nte
              * (a child that needs more maps them itself), and the ring
              * of its trace */
             sched_stack_reserve(TEST_STACK_SIZE, TEST_SERVE_STACKS);
-            sim_trace_reserve(); /* and its World's trace ring */
+            sim_trace_reserve();
             serve_ctx c = {tests, ntests};
             return oxl_test_serve(serve_run, &c);
         }
