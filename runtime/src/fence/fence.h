@@ -19,6 +19,8 @@
 #include "oxl_fence.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Nonzero while a fenced call must fail: a deterministic run is under way,
  * OXL_SIM_FENCE is not 0, and no allow_begin is open. Read on every wrapped
@@ -31,6 +33,17 @@ extern _Atomic int fence_live;
  * the program with status 2 and a message naming it. */
 void fence_arm(void);
 void fence_disarm(void);
+
+/* OXL_SIM_FENCE as it is now: 1 on (unset, empty or 1), 0 off, -1 any
+ * other value. Reads the environment and nothing else: nothing is kept or
+ * printed, so a fork server can ask and its children still say a bad
+ * value themselves (fence_config_from_env). Inline: the fork server's
+ * loop is also built into a fake test binary without the fence. */
+static inline int fence_env_setting(void) {
+    const char *v = getenv("OXL_SIM_FENCE");
+    if (!v || !*v || strcmp(v, "1") == 0) return 1;
+    return strcmp(v, "0") == 0 ? 0 : -1;
+}
 
 /* Reads and checks OXL_SIM_FENCE once (later calls return the first
  * answer). False, with the message on stderr, when it is not 0, 1 or empty. */

@@ -23,14 +23,10 @@ static void fence_update(void) {
 bool fence_config_from_env(void) {
     int on = atomic_load(&fence_on);
     if (on >= 0) return on != 2;
-    /* fence_live is 0 here (never armed yet), so a wrapped getenv passes */
-    const char *v = getenv("OXL_SIM_FENCE");
-    if (!v || !*v || strcmp(v, "1") == 0) {
-        on = 1;
-    } else if (strcmp(v, "0") == 0) {
-        on = 0;
-    } else {
-        fprintf(stderr, "error: OXL_SIM_FENCE='%s' must be 1 or 0 (0 turns the simulation's fence off)\n", v);
+    on = fence_env_setting(); /* fence_live is 0 (never armed yet): a wrapped getenv passes */
+    if (on < 0) {
+        fprintf(stderr, "error: OXL_SIM_FENCE='%s' must be 1 or 0 (0 turns the simulation's fence off)\n",
+                getenv("OXL_SIM_FENCE"));
         on = 2; /* remembered as bad: never live */
     }
     atomic_store(&fence_on, on);

@@ -36,6 +36,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include "test_serve.h"
+#include "fence/fence.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,7 +195,7 @@ typedef struct server {
     size_t qcap, qstart, qend, qlen;
     cpu_set_t cpus;  /* the server's own CPUs (a taskset's, a cpuset's): a child's too */
     /* memfd pairs (stdout, stderr) emptied for the next lazy sim seeds
-     * (spare_capture); reuse: the fence is on (OXL_SIM_FENCE not 0) */
+     * (spare_capture); reuse: the fence is on (fence_env_setting) */
     int spare[SERVE_SPARE_CAPTURES][2];
     size_t nspare;
     bool reuse;
@@ -651,8 +652,7 @@ int oxl_test_serve(int (*run)(void *ctx), void *ctx) {
         fprintf(stderr, "error: --serve: OXL_TEST_SPREAD_FORKS='%s' must be 0 or 1\n", spread);
         return 2;
     }
-    const char *fence = getenv("OXL_SIM_FENCE");
-    s.reuse = !fence || strcmp(fence, "0") != 0;
+    s.reuse = fence_env_setting() == 1;
     s.local_fork = sched_getaffinity(0, sizeof s.cpus, &s.cpus) == 0 && CPU_COUNT(&s.cpus) > 1 &&
                    !(spread && strcmp(spread, "1") == 0);
     if (s.devnull < 0 || pipe(chld_pipe) != 0) {
